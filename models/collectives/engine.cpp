@@ -1,0 +1,163 @@
+#include "models/collectives/engine.h"
+
+#include "models/core/errors.h"
+
+namespace fabricsim {
+
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks,
+                                   uint32_t elem_bytes)
+    : sc_module(n), ranks_(std::move(ranks)), elem_bytes_(elem_bytes), st_(ranks_.size()) {
+  uint32_t max_id = 0;
+  for (Endpoint* e : ranks_) max_id = std::max(max_id, e->id());
+  rank_of_endpoint_.assign(max_id + 1, -1);
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    const int rank = int(r);
+    rank_of_endpoint_[ranks_[r]->id()] = rank;
+    ranks_[r]->on_delivery([this, rank](const Endpoint::Delivery& d) { on_delivery(rank, d); });
+    ranks_[r]->on_sent([this](uint64_t msg_id) {
+      auto it = send_of_msg_.find(msg_id);
+      FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
+      auto [rk, op] = it->second;
+      send_of_msg_.erase(it);
+      op_done(rk, op);
+    });
+    st_[r].reduce_timer = std::make_unique<TimerQueue>(
+        ("reduce_" + std::to_string(r)).c_str(), [this, rank](uint64_t op) {
+          op_done(rank, uint32_t(op));
+        });
+    st_[r].compute_timer = std::make_unique<TimerQueue>(
+        ("compute_" + std::to_string(r)).c_str(), [this, rank](uint64_t op) {
+          op_done(rank, uint32_t(op));
+        });
+  }
+}
+
+void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
+  FABRICSIM_ASSERT(!running_, "engine: a collective is already running");
+  FABRICSIM_ASSERT(size_t(s.ranks) == ranks_.size(), "engine: schedule rank count mismatch");
+  sched_ = std::move(s);
+  on_done_ = std::move(on_done);
+  running_ = true;
+  ranks_left_ = 0;
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    RankState& st = st_[r];
+    const auto& ops = sched_.programs[r].ops;
+    const uint32_t n = uint32_t(ops.size());
+    st.waiting_deps.assign(n, 0);
+    st.dep_begin.assign(n + 1, 0);
+    for (uint32_t i = 0; i < n; ++i) {
+      st.waiting_deps[i] = uint32_t(ops[i].deps.size());
+      for (uint32_t d : ops[i].deps) ++st.dep_begin[d + 1];
+    }
+    for (uint32_t i = 0; i < n; ++i) st.dep_begin[i + 1] += st.dep_begin[i];
+    st.dependents.assign(st.dep_begin[n], 0);
+    std::vector<uint32_t> fill(st.dep_begin.begin(), st.dep_begin.end() - 1);
+    for (uint32_t i = 0; i < n; ++i)
+      for (uint32_t d : ops[i].deps) st.dependents[fill[d]++] = i;
+    st.remaining = n;
+    st.waiting_recv.clear();
+    st.arrived.clear();
+    if (n) ++ranks_left_;
+  }
+  if (ranks_left_ == 0) {
+    running_ = false;
+    if (on_done_) on_done_();
+    return;
+  }
+  for (size_t r = 0; r < ranks_.size(); ++r) {
+    const auto& ops = sched_.programs[r].ops;
+    for (uint32_t i = 0; i < ops.size(); ++i)
+      if (ops[i].deps.empty()) start_op(int(r), i);
+  }
+}
+
+void CollectiveEngine::start_op(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[rank].ops[op_index];
+  RankState& st = st_[rank];
+  switch (op.kind) {
+    case coll::OpKind::kSend: {
+      if (functional()) {
+        const auto& buf = data_[rank];
+        in_flight_data_[MatchKey{uint32_t(rank), uint32_t(op.peer), op.tag}] =
+            std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + op.count);
+      }
+      const uint64_t id =
+          ranks_[rank]->send(ranks_[op.peer]->id(), op.count * elem_bytes_, op.tag);
+      send_of_msg_[id] = {rank, op_index};
+      break;
+    }
+    case coll::OpKind::kRecv: {
+      const MatchKey k{uint32_t(op.peer), uint32_t(rank), op.tag};
+      auto it = st.arrived.find(k);
+      if (it != st.arrived.end()) {
+        if (--it->second == 0) st.arrived.erase(it);
+        recv_arrived(rank, op_index);
+      } else {
+        FABRICSIM_ASSERT(!st.waiting_recv.count(k), "engine: two receives for one message");
+        st.waiting_recv[k] = op_index;
+      }
+      break;
+    }
+    case coll::OpKind::kCompute: {
+      const uint64_t now = sc_core::sc_time_stamp().value();
+      st.compute_busy_ps = std::max(now, st.compute_busy_ps) + op.duration_ps;
+      st.compute_timer->at(st.compute_busy_ps, op_index);
+      break;
+    }
+  }
+}
+
+void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
+  const int src = rank_of_endpoint_.at(d.src);
+  FABRICSIM_ASSERT(src >= 0, "engine: delivery from an endpoint outside the collective");
+  RankState& st = st_[rank];
+  const MatchKey k{uint32_t(src), uint32_t(rank), d.tag};
+  auto it = st.waiting_recv.find(k);
+  if (it == st.waiting_recv.end()) {
+    ++st.arrived[k];
+    return;
+  }
+  const uint32_t op = it->second;
+  st.waiting_recv.erase(it);
+  recv_arrived(rank, op);
+}
+
+void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[rank].ops[op_index];
+  if (op.mode == coll::RecvMode::kReduceSum) {
+    const uint64_t done = ranks_[rank]->reduce(op.count * elem_bytes_);
+    st_[rank].reduce_timer->at(done, op_index);
+  } else {
+    op_done(rank, op_index);
+  }
+}
+
+void CollectiveEngine::op_done(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[rank].ops[op_index];
+  if (op.kind == coll::OpKind::kRecv && functional()) {
+    auto it = in_flight_data_.find(MatchKey{uint32_t(op.peer), uint32_t(rank), op.tag});
+    FABRICSIM_ASSERT(it != in_flight_data_.end(), "engine: functional data missing");
+    double* dst = data_[rank].data() + op.offset;
+    const std::vector<double>& src = it->second;
+    FABRICSIM_ASSERT(src.size() == op.count, "engine: message size differs from receive");
+    if (op.mode == coll::RecvMode::kReduceSum)
+      for (size_t i = 0; i < src.size(); ++i) dst[i] += src[i];
+    else
+      std::copy(src.begin(), src.end(), dst);
+    in_flight_data_.erase(it);
+  }
+  ++ops_completed_;
+  RankState& st = st_[rank];
+  for (uint32_t k = st.dep_begin[op_index]; k < st.dep_begin[op_index + 1]; ++k) {
+    const uint32_t dep = st.dependents[k];
+    if (--st.waiting_deps[dep] == 0) start_op(rank, dep);
+  }
+  if (--st.remaining == 0 && --ranks_left_ == 0) {
+    running_ = false;
+    auto done = std::move(on_done_);
+    on_done_ = nullptr;
+    if (done) done();
+  }
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,55 @@
+// Per-rank collective programs: plain data, no SystemC. An algorithm turns
+// (operation, ranks, element count, chunking) into one Program per rank; the SystemC
+// engine (engine.h) runs them on a fabric and the functional executor (functional.h)
+// runs them on real numbers to prove they compute the right result.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fabricsim::coll {
+
+enum class OpKind : uint8_t {
+  kSend,     // send elems [offset, offset+count) of this rank's buffer to `peer`
+  kRecv,     // receive `count` elems from `peer` into [offset, offset+count), copy or reduce
+  kCompute,  // occupy the rank for `duration_ps` (no data)
+};
+
+enum class RecvMode : uint8_t { kCopy, kReduceSum };
+
+struct Op {
+  OpKind kind = OpKind::kSend;
+  int peer = -1;              // rank for kSend/kRecv
+  uint64_t tag = 0;           // matches a kSend on `peer` with a kRecv on the receiver
+  uint64_t offset = 0;        // in elements, into the rank's buffer
+  uint64_t count = 0;         // in elements
+  RecvMode mode = RecvMode::kCopy;
+  uint64_t duration_ps = 0;   // kCompute only
+  std::vector<uint32_t> deps; // indices of ops of the same rank that must complete first
+};
+
+struct Program {
+  std::vector<Op> ops;
+};
+
+// A whole collective: one program per rank plus what it computes.
+struct Schedule {
+  std::string algorithm;           // "ring", ...
+  int ranks = 0;
+  uint64_t count = 0;              // elements per rank buffer
+  std::vector<Program> programs;   // size == ranks
+};
+
+// Checks structural invariants: one program per rank; deps point to earlier ops of the
+// same rank; kSend/kRecv peers in [0, ranks) and != self; [offset, offset+count) within
+// `count`; every kSend (rank r, peer p, tag t) has exactly one kRecv on rank p with peer r,
+// tag t and the same count, and vice versa (so tags are unique per directed pair).
+// Throws InternalError naming the offending op(s) on the first violation.
+void validate(const Schedule& s);
+
+// One-line description of op `index` of `rank` for error messages, e.g.
+// "rank 3 op 17 (send peer=4 tag=0x200000001 offset=10 count=5)".
+std::string describe_op(int rank, std::size_t index, const Op& op);
+
+}  // namespace fabricsim::coll

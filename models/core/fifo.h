@@ -1,0 +1,40 @@
+// A growable ring buffer: FIFO without per-element heap allocation once warm.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace fabricsim {
+
+template <typename T>
+class Fifo {
+ public:
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  T& front() { return buf_[head_]; }
+  const T& front() const { return buf_[head_]; }
+  T& at(size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  void push(const T& v) {
+    if (size_ == buf_.size()) grow();
+    buf_[(head_ + size_) & (buf_.size() - 1)] = v;
+    ++size_;
+  }
+  T pop() {
+    T v = buf_[head_];
+    head_ = (head_ + 1) & (buf_.size() - 1);
+    --size_;
+    return v;
+  }
+
+ private:
+  void grow() {
+    std::vector<T> n(buf_.empty() ? 16 : buf_.size() * 2);
+    for (size_t i = 0; i < size_; ++i) n[i] = buf_[(head_ + i) & (buf_.size() - 1)];
+    buf_.swap(n);
+    head_ = 0;
+  }
+  std::vector<T> buf_;
+  size_t head_ = 0;
+  size_t size_ = 0;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,100 @@
+// The fabric payload: one TLM-2.0 transaction on a link. With aggregation off it is one
+// protocol packet; with aggregation on it is a run of `npackets` back-to-back packets of
+// one message, whose wire time, credits and statistics are still computed packet by
+// packet (see docs/architecture.md, "Aggregation").
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <tlm>
+
+namespace fabricsim {
+
+enum class PacketKind : uint8_t { kData, kAck, kNack, kCredit, kCnp };
+
+class PacketPool;
+
+class Packet {
+ public:
+  // --- identity (set once by the source) ---
+  uint32_t src = 0;            // source endpoint id
+  uint32_t dst = 0;            // destination endpoint id
+  uint64_t msg_id = 0;         // globally unique message id
+  uint64_t msg_bytes = 0;      // payload bytes of the whole message
+  uint64_t offset = 0;         // byte offset of this transaction's first payload byte
+  uint64_t seq = 0;            // per-source transaction sequence number
+  uint64_t tag = 0;            // collective tag (matches a send with a receive)
+  uint32_t payload_bytes = 0;  // payload bytes carried, summed over its packets
+  uint32_t packet_payload = 0; // payload bytes of each full packet (the last may be shorter)
+  uint32_t npackets = 0;       // protocol packets in this transaction
+  PacketKind kind = PacketKind::kData;
+  uint8_t vc = 0;              // virtual channel (credit class)
+  uint8_t tc = 0;              // traffic class
+  bool ecn = false;            // congestion experienced (Ethernet/UEC)
+  bool trimmed = false;        // payload cut by a congested switch (UEC)
+  uint16_t entropy = 0;        // spraying / ECMP selector
+
+  // --- per-hop state (rewritten by every port that sends it) ---
+  uint32_t link_bytes = 0;     // wire bytes on the link it last crossed (= credits it holds)
+  uint64_t head_ps = 0;        // absolute time its first packet is fully present here
+  uint64_t tail_ps = 0;        // absolute time its last packet is fully present here
+  uint64_t inject_ps = 0;      // time the source handed it to its first port
+  uint32_t hops = 0;           // links crossed so far
+  int32_t route_port = -1;     // egress port chosen by the switch it is in
+
+  uint32_t last_packet_payload() const {
+    uint32_t rem = payload_bytes - (npackets - 1) * packet_payload;
+    return rem;
+  }
+
+ private:
+  friend class PacketPool;
+  Packet* next_free_ = nullptr;
+};
+
+// TLM-2.0 protocol traits of the fabric: our own payload type, so a fabric port cannot be
+// bound to a memory-mapped (generic payload) socket by mistake.
+struct fabric_protocol_types {
+  typedef Packet tlm_payload_type;
+  typedef tlm::tlm_phase tlm_phase_type;
+};
+
+// Packets are preallocated in slabs and recycled: no heap allocation per packet in steady
+// state. The pool counts outstanding packets; tests assert it is zero when a run ends.
+class PacketPool {
+ public:
+  PacketPool() = default;
+  PacketPool(const PacketPool&) = delete;
+  PacketPool& operator=(const PacketPool&) = delete;
+
+  Packet* acquire() {
+    if (!free_) grow();
+    Packet* p = free_;
+    free_ = p->next_free_;
+    *p = Packet();
+    ++outstanding_;
+    ++acquired_;
+    return p;
+  }
+  void release(Packet* p) {
+    p->next_free_ = free_;
+    free_ = p;
+    --outstanding_;
+  }
+  uint64_t outstanding() const { return outstanding_; }
+  uint64_t acquired() const { return acquired_; }
+  uint64_t capacity() const { return slabs_.size() * kSlab; }
+
+  static PacketPool& global();
+
+ private:
+  static constexpr size_t kSlab = 4096;
+  void grow();
+  std::vector<std::unique_ptr<Packet[]>> slabs_;
+  Packet* free_ = nullptr;
+  uint64_t outstanding_ = 0;
+  uint64_t acquired_ = 0;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,142 @@
+// A bidirectional fabric port: the transmit half of one link direction and the receive
+// half of the other. Ports of two devices are joined by binding each one's `tx` socket to
+// the other's `rx` socket (see bind_link()).
+//
+// Protocol (the one mechanism for the whole project, docs/architecture.md):
+//  * Data: the sender calls nb_transport_fw(pkt, BEGIN_REQ, delay) when the transaction
+//    starts to serialise; `delay` is the link's propagation latency. The packet carries
+//    head_ps/tail_ps, the times its first/last packet finish serialising at the sender;
+//    the receiver adds `delay` to get arrival times. Returns TLM_ACCEPTED.
+//  * Credits: the receiver owns an rx buffer of `rx_buffer_bytes` per VC, counted in wire
+//    bytes. When a transaction leaves that buffer the receiver calls
+//    nb_transport_bw(pkt, CREDIT_RETURN, delay) on its rx socket with delay = time until
+//    the buffer space is free + propagation; the sender reads pkt.vc and pkt.link_bytes
+//    during the call and does not keep the reference. A sender starts a transaction only
+//    when it holds credits for all of its wire bytes.
+// Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs,
+// each with one pending event (arrival order equals send order on a link).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <systemc>
+#include <tlm>
+
+#include "models/core/fifo.h"
+#include "models/core/framing.h"
+#include "models/core/packet.h"
+#include "models/core/stats.h"
+
+namespace fabricsim {
+
+DECLARE_EXTENDED_PHASE(CREDIT_RETURN);
+
+// Parameters of one link type (both directions are alike).
+struct LinkParams {
+  std::string type_name;        // YAML link type name, for messages
+  std::string protocol;         // "nvlink", "ethernet", ...: both ends must speak it
+  uint64_t rate_bps = 0;        // per direction: lanes x lane rate x encoding efficiency
+  Framing framing;
+  uint32_t packet_payload = 128;  // payload bytes per packet the traffic uses
+  uint64_t latency_ps = 0;      // propagation + PHY/FEC latency, one way
+  uint32_t vcs = 1;             // virtual channels, each with its own credits
+  uint64_t rx_buffer_bytes = 0; // receive buffer per VC, in wire bytes
+};
+
+class PortOwner {
+ public:
+  virtual ~PortOwner() = default;
+  // Next transaction port `port` could send, or nullptr. The port calls tx_pop() when it
+  // takes it. A transaction whose head_ps is in the future waits until then.
+  virtual Packet* tx_peek(int port) = 0;
+  virtual void tx_pop(int port, Packet* p) = 0;
+  // A transaction arrived on `port` (at its head or tail time, per rx_at_head).
+  virtual void rx_arrive(int port, Packet* p) = 0;
+};
+
+class Port : public sc_core::sc_module,
+             public tlm::tlm_fw_transport_if<fabric_protocol_types>,
+             public tlm::tlm_bw_transport_if<fabric_protocol_types> {
+ public:
+  using Phase = tlm::tlm_phase;
+  tlm::tlm_initiator_socket<32, fabric_protocol_types> tx;
+  tlm::tlm_target_socket<32, fabric_protocol_types> rx;
+
+  // `display_name` is the user-facing name ("gpu0.port[3]"); `rx_at_head`: deliver
+  // arrivals when the first packet is in (cut-through devices) instead of the last.
+  // `rx_latency_ps` is added to every arrival (a switch's ingress pipeline).
+  Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner, int index,
+       bool rx_at_head, uint64_t rx_latency_ps = 0);
+
+  // Elaboration: set the link this port transmits on and receives from.
+  void attach(const LinkParams& link, const LinkParams& peer_link);
+  bool attached() const { return attached_; }
+  const LinkParams& link() const { return link_; }
+  const std::string& display_name() const { return display_name_; }
+  std::string peer_name;  // display name of the port at the other end
+
+  // The owner has new work for this port.
+  void kick() {
+    if (busy_until_ <= now()) tx_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+  // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
+  void release_rx(Packet* p, uint64_t after_ps = 0);
+
+  uint64_t busy_until_ps() const { return busy_until_; }
+  uint64_t credits(uint32_t vc) const { return credits_[vc]; }
+  LevelStat& queue_stat() { return queue_; }
+  nlohmann::json stats_json(uint64_t now_ps) const;
+
+  struct Counters {
+    uint64_t tx_payload_bytes = 0, tx_wire_bytes = 0, tx_packets = 0, tx_transactions = 0;
+    uint64_t rx_payload_bytes = 0, rx_packets = 0, rx_transactions = 0;
+    uint64_t busy_ps = 0;          // time the transmitter was serialising
+    uint64_t credit_stall_ps = 0;  // time work waited with too few credits
+  };
+  const Counters& counters() const { return c_; }
+
+  static uint64_t now() { return sc_core::sc_time_stamp().value(); }
+
+  // tlm interfaces
+  tlm::tlm_sync_enum nb_transport_fw(Packet& p, Phase& ph, sc_core::sc_time& d) override;
+  tlm::tlm_sync_enum nb_transport_bw(Packet& p, Phase& ph, sc_core::sc_time& d) override;
+  void b_transport(Packet&, sc_core::sc_time&) override;
+  bool get_direct_mem_ptr(Packet&, tlm::tlm_dmi&) override { return false; }
+  unsigned int transport_dbg(Packet&) override { return 0; }
+  void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+
+ private:
+  void tx_method();
+  void rx_method();
+  void credit_method();
+
+  struct CreditReturn {
+    uint64_t at_ps;
+    uint32_t vc;
+    uint32_t bytes;
+  };
+
+  std::string display_name_;
+  PortOwner* owner_;
+  int index_;
+  bool rx_at_head_;
+  uint64_t rx_latency_ps_;
+  bool attached_ = false;
+  LinkParams link_;       // what this port transmits on
+  LinkParams peer_link_;  // what it receives from (same type; kept for checks)
+  Serializer ser_;
+  uint64_t busy_until_ = 0;
+  std::vector<uint64_t> credits_;
+  uint64_t stall_since_ = UINT64_MAX;
+  Fifo<Packet*> arrivals_;
+  Fifo<CreditReturn> credit_fifo_;
+  sc_core::sc_event tx_event_, rx_event_, credit_event_;
+  LevelStat queue_;
+  Counters c_;
+};
+
+// Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx.
+void bind_link(Port& a, Port& b, const LinkParams& link);
+
+}  // namespace fabricsim

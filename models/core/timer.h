@@ -1,0 +1,49 @@
+// A queue of future callbacks whose times never decrease (a serialised resource: a
+// reduction engine, a compute unit). One pending sc_event for the whole queue.
+#pragma once
+#include <cstdint>
+#include <functional>
+
+#include <systemc>
+
+#include "models/core/errors.h"
+#include "models/core/fifo.h"
+
+namespace fabricsim {
+
+class TimerQueue : public sc_core::sc_module {
+ public:
+  using Fn = std::function<void(uint64_t payload)>;
+  TimerQueue(sc_core::sc_module_name n, Fn fn) : sc_module(n), fn_(std::move(fn)) {
+    SC_HAS_PROCESS(TimerQueue);
+    SC_METHOD(fire);
+    sensitive << ev_;
+    dont_initialize();
+  }
+  // Call fn(payload) at absolute time at_ps (>= now and >= every earlier entry).
+  void at(uint64_t at_ps, uint64_t payload) {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    FABRICSIM_ASSERT(at_ps >= now, std::string(name()) + ": timer in the past");
+    FABRICSIM_ASSERT(q_.empty() || q_.at(q_.size() - 1).at_ps <= at_ps,
+                     std::string(name()) + ": timers out of order");
+    if (q_.empty()) ev_.notify(sc_core::sc_time::from_value(at_ps - now));
+    q_.push(Entry{at_ps, payload});
+  }
+  bool empty() const { return q_.empty(); }
+
+ private:
+  struct Entry {
+    uint64_t at_ps;
+    uint64_t payload;
+  };
+  void fire() {
+    const uint64_t now = sc_core::sc_time_stamp().value();
+    while (!q_.empty() && q_.front().at_ps <= now) fn_(q_.pop().payload);
+    if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.front().at_ps - now));
+  }
+  Fn fn_;
+  Fifo<Entry> q_;
+  sc_core::sc_event ev_;
+};
+
+}  // namespace fabricsim

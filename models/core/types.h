@@ -1,0 +1,16 @@
+// Basic types shared by every model.
+#pragma once
+#include <cstdint>
+
+namespace fabricsim {
+
+// 128-bit intermediate for exact picosecond arithmetic (bytes x 8 x 1e12 overflows 64 bits).
+__extension__ typedef unsigned __int128 u128;
+
+// Ceil(bytes * 8 * 1e12 / rate_bps): time in ps to move `bytes` at `rate_bps`.
+inline uint64_t transfer_ps(uint64_t bytes, uint64_t rate_bps) {
+  u128 num = u128(bytes) * 8u * 1000000000000ull;
+  return uint64_t((num + rate_bps - 1) / rate_bps);
+}
+
+}  // namespace fabricsim

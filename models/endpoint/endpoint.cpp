@@ -1,0 +1,150 @@
+#include "models/endpoint/endpoint.h"
+
+#include <algorithm>
+
+#include "models/core/errors.h"
+
+namespace fabricsim {
+
+Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
+                   const EndpointParams& p)
+    : sc_module(n), display_name_(std::move(display_name)), id_(id), params_(p) {
+  for (int i = 0; i < p.ports; ++i)
+    ports_.push_back(std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
+                                            display_name_ + ".port[" + std::to_string(i) + "]",
+                                            this, i, /*rx_at_head=*/false));
+  staged_.assign(p.ports, nullptr);
+  staged_msg_.assign(p.ports, 0);
+}
+
+void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
+  reach_.assign(routes.size(), PortSet(int(ports_.size())));
+  for (size_t d = 0; d < routes.size(); ++d)
+    for (int port : routes[d]) reach_[d].set(port);
+}
+
+void Endpoint::end_of_elaboration() {
+  for (auto& port : ports_) {
+    FABRICSIM_ASSERT(port->attached(), port->display_name() + " is not bound to a link");
+    const uint32_t pp = port->link().packet_payload;
+    FABRICSIM_ASSERT(packet_payload_ == 0 || packet_payload_ == pp,
+                     display_name_ + ": ports use different packet payload sizes");
+    packet_payload_ = pp;
+  }
+  FABRICSIM_ASSERT(packet_payload_ > 0, display_name_ + ": no packet payload size");
+  const uint64_t whole = params_.aggregate_bytes / packet_payload_;
+  txn_payload_ = uint32_t(std::max<uint64_t>(1, whole) * packet_payload_);
+}
+
+uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, uint8_t vc) {
+  FABRICSIM_ASSERT(bytes > 0, display_name_ + ": empty message");
+  FABRICSIM_ASSERT(reaches(dst), display_name_ + ": no route to endpoint " + std::to_string(dst));
+  Msg m;
+  m.id = (uint64_t(id_) << 40) | next_msg_++;
+  m.dst = dst;
+  m.vc = vc;
+  m.bytes = bytes;
+  m.tag = tag;
+  msgs_.push_back(m);
+  ++active_;
+  reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
+  return m.id;
+}
+
+Packet* Endpoint::tx_peek(int port) {
+  if (staged_[port]) return staged_[port];
+  // Oldest message this port can carry that still has bytes to cut.
+  for (uint64_t k = first_uncut_; k < base_ + msgs_.size(); ++k) {
+    Msg& m = msgs_[k - base_];
+    if (m.next_offset == m.bytes) {
+      if (k == first_uncut_) ++first_uncut_;
+      continue;
+    }
+    if (!reach_[m.dst].test(port)) continue;
+    const uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, txn_payload_);
+    Packet* p = PacketPool::global().acquire();
+    p->src = id_;
+    p->dst = m.dst;
+    p->msg_id = m.id;
+    p->msg_bytes = m.bytes;
+    p->offset = m.next_offset;
+    p->seq = next_seq_++;
+    p->tag = m.tag;
+    p->payload_bytes = uint32_t(bytes);
+    p->packet_payload = packet_payload_;
+    p->npackets = uint32_t((bytes + packet_payload_ - 1) / packet_payload_);
+    p->vc = m.vc;
+    p->entropy = uint16_t(p->seq);
+    p->head_ps = p->tail_ps = p->inject_ps = Port::now();
+    m.next_offset += bytes;
+    ++m.unsent;
+    staged_[port] = p;
+    staged_msg_[port] = k;
+    return p;
+  }
+  return nullptr;
+}
+
+void Endpoint::tx_pop(int port, Packet* p) {
+  staged_[port] = nullptr;
+  Msg& m = msgs_[staged_msg_[port] - base_];
+  --m.unsent;
+  bytes_sent_ += p->payload_bytes;
+  if (m.next_offset == m.bytes && m.unsent == 0) {
+    --active_;
+    m.done = true;
+    if (on_sent_) on_sent_(m.id);
+  }
+  while (!msgs_.empty() && msgs_.front().done) {
+    msgs_.pop_front();
+    ++base_;
+  }
+  if (first_uncut_ < base_) first_uncut_ = base_;
+}
+
+void Endpoint::rx_arrive(int port, Packet* p) {
+  ports_[port]->release_rx(p, 0);  // the sink drains at line rate
+  const uint64_t now = Port::now();
+  const uint64_t lat = now - p->inject_ps;
+  latency_sum_ps_ += lat;
+  latency_max_ps_ = std::max(latency_max_ps_, lat);
+  ++rx_txns_;
+  bytes_received_ += p->payload_bytes;
+  uint64_t& got = rx_msgs_[p->msg_id];
+  got += p->payload_bytes;
+  FABRICSIM_ASSERT(got <= p->msg_bytes, display_name_ + ": more bytes than the message holds");
+  if (got == p->msg_bytes) {
+    Delivery d{p->src, p->tag, p->msg_bytes, p->msg_id};
+    rx_msgs_.erase(p->msg_id);
+    ++msgs_delivered_;
+    PacketPool::global().release(p);
+    if (on_delivery_) on_delivery_(d);
+    return;
+  }
+  PacketPool::global().release(p);
+}
+
+uint64_t Endpoint::reduce(uint64_t bytes) {
+  const uint64_t now = Port::now();
+  const uint64_t start = std::max(now, reduce_busy_ps_);
+  uint64_t dur = 0;
+  // A reduction reads two operands and writes the result: 3 bytes of memory traffic
+  // per output byte.
+  if (params_.memory_bandwidth_Bps) dur = transfer_ps(3 * bytes, params_.memory_bandwidth_Bps * 8);
+  reduce_busy_ps_ = start + dur;
+  reduce_bytes_ += bytes;
+  return reduce_busy_ps_;
+}
+
+nlohmann::json Endpoint::stats_json(uint64_t) const {
+  nlohmann::json j;
+  j["bytes_sent"] = bytes_sent_;
+  j["bytes_received"] = bytes_received_;
+  j["messages_delivered"] = msgs_delivered_;
+  j["bytes_reduced"] = reduce_bytes_;
+  j["transaction_latency_avg_ps"] = rx_txns_ ? latency_sum_ps_ / rx_txns_ : 0;
+  j["transaction_latency_max_ps"] = latency_max_ps_;
+  return j;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,102 @@
+// An accelerator's fabric interface: a DMA engine that segments messages into packets of
+// the link protocol's payload size (optionally aggregated into transactions of several
+// back-to-back packets), stripes them over every port that reaches the destination,
+// reassembles arriving messages, and a reduction engine whose speed comes from memory
+// bandwidth.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include <systemc>
+
+#include "models/core/port.h"
+#include "models/switch/arbiter.h"
+
+namespace fabricsim {
+
+struct EndpointParams {
+  int ports = 1;
+  uint64_t memory_bandwidth_Bps = 0;  // bytes/s; a reduction of B bytes moves 3B (2 reads, 1 write)
+  uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
+};
+
+class Endpoint : public sc_core::sc_module, public PortOwner {
+ public:
+  struct Delivery {
+    uint32_t src;       // source endpoint id
+    uint64_t tag;
+    uint64_t bytes;
+    uint64_t msg_id;
+  };
+  using DeliveryFn = std::function<void(const Delivery&)>;
+  using SentFn = std::function<void(uint64_t msg_id)>;
+
+  Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
+           const EndpointParams& p);
+
+  uint32_t id() const { return id_; }
+  const std::string& display_name() const { return display_name_; }
+  Port& port(int i) { return *ports_.at(i); }
+  int num_ports() const { return int(ports_.size()); }
+  // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
+  void set_routes(const std::vector<std::vector<int>>& routes);
+  bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }
+
+  // Queue a message; returns its id. `on_sent` fires when its last transaction has started on a wire.
+  uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, uint8_t vc = 0);
+  void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
+  void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
+  // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
+  uint64_t reduce(uint64_t bytes);
+
+  nlohmann::json stats_json(uint64_t now_ps) const;
+  uint64_t bytes_sent() const { return bytes_sent_; }
+  uint64_t bytes_received() const { return bytes_received_; }
+  uint64_t messages_in_flight() const { return rx_msgs_.size() + active_; }
+
+  Packet* tx_peek(int port) override;
+  void tx_pop(int port, Packet* p) override;
+  void rx_arrive(int port, Packet* p) override;
+
+ private:
+  void end_of_elaboration() override;
+
+  struct Msg {
+    uint64_t id;
+    uint32_t dst;
+    uint8_t vc;
+    uint64_t bytes;
+    uint64_t tag;
+    uint64_t next_offset = 0;  // bytes already cut into transactions
+    uint64_t unsent = 0;       // transactions cut but not yet on a wire
+    bool done = false;         // every byte has started on a wire
+  };
+
+  std::string display_name_;
+  uint32_t id_;
+  EndpointParams params_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  std::vector<PortSet> reach_;      // [dst] -> ports that reach it
+  uint32_t packet_payload_ = 0;     // from the attached links
+  uint32_t txn_payload_ = 0;        // payload per transaction (whole packets)
+  std::deque<Msg> msgs_;            // DMA queue, oldest first; msgs_[k] has number base_ + k
+  uint64_t base_ = 0;
+  uint64_t first_uncut_ = 0;        // number of the oldest message not fully cut
+  uint64_t active_ = 0;
+  std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
+  std::vector<uint64_t> staged_msg_;  // [port]: number of the message it belongs to
+  std::unordered_map<uint64_t, uint64_t> rx_msgs_;  // msg id -> payload bytes received
+  uint64_t next_msg_ = 0, next_seq_ = 0;
+  uint64_t reduce_busy_ps_ = 0, reduce_bytes_ = 0;
+  uint64_t bytes_sent_ = 0, bytes_received_ = 0, msgs_delivered_ = 0;
+  uint64_t latency_sum_ps_ = 0, latency_max_ps_ = 0, rx_txns_ = 0;
+  DeliveryFn on_delivery_;
+  SentFn on_sent_;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,64 @@
+// Crossbar allocators: plain C++, no SystemC, tested alone. Each call computes one
+// matching of inputs to outputs from a request matrix; pointers persist across calls.
+#pragma once
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace fabricsim {
+
+// A fixed-size set of port indices, as 64-bit words.
+class PortSet {
+ public:
+  explicit PortSet(int n = 0) : n_(n), w_((n + 63) / 64, 0) {}
+  int size() const { return n_; }
+  void set(int i) { w_[i >> 6] |= 1ull << (i & 63); }
+  void reset(int i) { w_[i >> 6] &= ~(1ull << (i & 63)); }
+  bool test(int i) const { return (w_[i >> 6] >> (i & 63)) & 1; }
+  void clear() { std::fill(w_.begin(), w_.end(), 0); }
+  void assign_and(const PortSet& a, const PortSet& b) {
+    for (size_t k = 0; k < w_.size(); ++k) w_[k] = a.w_[k] & b.w_[k];
+  }
+  bool any() const {
+    for (uint64_t x : w_)
+      if (x) return true;
+    return false;
+  }
+  // Calls f(i) for every member, in ascending order.
+  template <typename F>
+  void for_each(F f) const {
+    for (size_t k = 0; k < w_.size(); ++k)
+      for (uint64_t x = w_[k]; x; x &= x - 1) f(int(k * 64 + __builtin_ctzll(x)));
+  }
+  // First member at or after `from`, wrapping around; -1 if empty.
+  int next_cyclic(int from) const;
+  // First member of (*this & mask) at or after `from`, wrapping; -1 if none.
+  int next_cyclic_masked(const PortSet& mask, int from) const;
+
+ private:
+  int n_;
+  std::vector<uint64_t> w_;
+};
+
+class Arbiter {
+ public:
+  virtual ~Arbiter() = default;
+  // rows[i]: outputs input i has traffic for; cols[o]: inputs with traffic for output o
+  // (the same matrix by columns; the switch keeps both up to date incrementally). Only
+  // inputs in `free_in` and outputs in `free_out` may be matched. On return match[i] is
+  // the output granted to input i, or -1.
+  virtual void match(const std::vector<PortSet>& rows, const std::vector<PortSet>& cols,
+                     const PortSet& free_in, const PortSet& free_out,
+                     std::vector<int>& match) = 0;
+};
+
+// Known names: "islip" (McKeown 1999: request-grant-accept, round-robin pointers that
+// move only on first-iteration accepts) and "round_robin" (each output in turn grants the
+// next requesting unmatched input after its pointer; one pass, no accept phase).
+std::unique_ptr<Arbiter> make_arbiter(const std::string& name, int inputs, int outputs,
+                                      int iterations);
+const std::vector<std::string>& arbiter_names();
+
+}  // namespace fabricsim

@@ -1,0 +1,84 @@
+// The switch frame shared by every switched fabric (NVSwitch first; UALink and Ethernet
+// switches plug into the same frame). Pipeline, in order:
+//   ingress port (credits to upstream, pipeline latency added to arrival)
+//   -> routing lookup (equal-cost set; adaptive or hash selection)
+//   -> input queue: virtual output queues, or one FIFO per input (head-of-line blocking)
+//   -> crossbar: an arbiter matches free inputs to free outputs; a transfer takes
+//      wire bytes / (output rate x speedup); upstream credits return when its tail has
+//      crossed
+//   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
+// The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
+// free-running clock. With equal-size packets it is exactly a slotted crossbar.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/core/port.h"
+#include "models/switch/arbiter.h"
+
+namespace fabricsim {
+
+struct SwitchParams {
+  int ports = 0;
+  uint64_t pipeline_latency_ps = 0;   // ingress: arrival to eligible for the crossbar
+  std::string input_queues = "voq";   // "voq" | "fifo"
+  std::string arbiter = "islip";      // see arbiter_names()
+  int islip_iterations = 1;
+  double speedup = 1.0;               // crossbar rate / output link rate
+  uint64_t egress_buffer_bytes = 0;   // per output; the crossbar fills it while below this
+  std::string route_select = "adaptive";  // "adaptive" (least queued) | "hash" (entropy)
+};
+
+class Switch : public sc_core::sc_module, public PortOwner {
+ public:
+  // `used_ports`: indices that will be bound; the others exist but are unconnected.
+  Switch(sc_core::sc_module_name n, std::string display_name, const SwitchParams& p,
+         const std::vector<int>& used_ports);
+
+  Port& port(int i) { return *ports_.at(i); }
+  bool port_used(int i) const { return ports_.at(i) != nullptr; }
+  int num_ports() const { return params_.ports; }
+  const std::string& display_name() const { return display_name_; }
+  // routes[dst endpoint id] = egress ports on a shortest path to it.
+  void set_routes(std::vector<std::vector<int>> routes) { routes_ = std::move(routes); }
+  nlohmann::json stats_json(uint64_t now_ps) const;
+
+  Packet* tx_peek(int port) override;
+  void tx_pop(int port, Packet* p) override;
+  void rx_arrive(int port, Packet* p) override;
+
+ private:
+  void end_of_elaboration() override;
+  void xbar_method();
+  void transfer(int in, int out, uint64_t t);
+  uint64_t xbar_ps(int out, uint64_t bytes) const;
+  int select_route(int in, const Packet& p);
+  void enqueue(int in, Packet* p);
+
+  std::string display_name_;
+  SwitchParams params_;
+  int n_;
+  std::vector<std::unique_ptr<Port>> ports_;
+  std::vector<std::vector<int>> routes_;
+  std::unique_ptr<Arbiter> arbiter_;
+  bool voq_mode_;
+  bool adaptive_;
+  std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
+  std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
+  std::vector<PortSet> rows_, cols_;
+  PortSet free_in_, free_out_;
+  std::vector<int> match_;
+  std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
+  std::vector<Fifo<Packet*>> egress_;
+  std::vector<uint64_t> egress_bytes_;
+  std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
+  std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
+  uint64_t pending_ = 0;              // transactions in input queues
+  uint64_t transfers_ = 0, arbitrations_ = 0;
+  sc_core::sc_event xbar_event_;
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,122 @@
+// Acceptance 1 and 2: one link, back-to-back packets and credit-limited throughput.
+#include <gtest/gtest.h>
+
+#include "models/endpoint/endpoint.h"
+#include "testbenches/bench.h"
+
+using namespace fabricsim;
+
+namespace {
+
+struct Pair {
+  Endpoint a, b;
+  uint64_t done_ps = 0;
+  uint64_t delivered = 0;
+  Pair(const EndpointParams& ep, const LinkParams& link)
+      : a("a", "a", 0, ep), b("b", "b", 1, ep) {
+    bind_link(a.port(0), b.port(0), link);
+    a.set_routes({{}, {0}});
+    b.set_routes({{0}, {}});
+    b.on_delivery([this](const Endpoint::Delivery& d) {
+      done_ps = sc_core::sc_time_stamp().value();
+      delivered += d.bytes;
+    });
+  }
+};
+
+EndpointParams one_port(uint64_t aggregate = 0) {
+  EndpointParams ep;
+  ep.ports = 1;
+  ep.aggregate_bytes = aggregate;
+  return ep;
+}
+
+}  // namespace
+
+// 128 B payload in 16 B flits with 2 overhead flits = 10 flits = 160 B on the wire.
+// At 200 Gb/s that is 6.4 ns per packet exactly.
+TEST(Link, SinglePacketLatencyIsSerialisationPlusPropagation) {
+  const uint64_t prop = 10'000;
+  Pair p(one_port(), tb::nvlink_like(prop, 64 * 1024));
+  p.a.send(1, 128, 1);
+  sc_core::sc_start();
+  EXPECT_EQ(p.done_ps, 6'400u + prop);
+  EXPECT_EQ(p.delivered, 128u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+TEST(Link, BackToBackThroughputIsLineRateTimesFramingEfficiency) {
+  const uint64_t prop = 10'000;
+  const uint64_t packets = 20'000;
+  LinkParams link = tb::nvlink_like(prop, 64 * 1024);
+  Pair p(one_port(), link);
+  p.a.send(1, packets * 128, 1);
+  sc_core::sc_start();
+  const double seconds = double(p.done_ps - prop) * 1e-12;
+  const double payload_Bps = double(packets * 128) / seconds;
+  const double expected = double(link.rate_bps) / 8 * 128.0 / 160.0;  // 20 GB/s
+  EXPECT_NEAR(payload_Bps / expected, 1.0, 1e-3);
+  EXPECT_EQ(p.done_ps, packets * 6'400 + prop);  // exact: no drift over 20k packets
+  EXPECT_EQ(p.a.port(0).counters().tx_wire_bytes, packets * 160);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// A rate whose per-packet time is not a whole number of picoseconds: the carried
+// remainder keeps the total exact to within 1 ps.
+TEST(Link, SerialisationRemainderIsCarried) {
+  LinkParams link = tb::nvlink_like(0, 64 * 1024);
+  link.rate_bps = 212'500'000'000ull;  // 160 B -> 6023.529... ps
+  const uint64_t packets = 10'000;
+  Pair p(one_port(), link);
+  p.a.send(1, packets * 128, 1);
+  sc_core::sc_start();
+  const uint64_t exact_floor = uint64_t((unsigned __int128)(packets * 160 * 8) * 1000000000000ull /
+                                        link.rate_bps);
+  EXPECT_LE(p.done_ps - exact_floor, 1u);
+}
+
+// With receive buffer B and credit round trip R (packet serialisation + forward latency
+// + credit return latency), throughput = min(line rate, B / R).
+TEST(Link, CreditLimitedThroughputIsBufferOverRoundTrip) {
+  const uint64_t prop = 100'000;          // 100 ns each way
+  const uint64_t buffer = 4 * 160;        // four packets
+  const uint64_t packets = 4'000;
+  LinkParams link = tb::nvlink_like(prop, buffer);
+  Pair p(one_port(), link);
+  p.a.send(1, packets * 128, 1);
+  sc_core::sc_start();
+  const double r_s = (6'400 + 2 * prop) * 1e-12;
+  const double wire_Bps = std::min(double(link.rate_bps) / 8, double(buffer) / r_s);
+  const double expected_payload_Bps = wire_Bps * 128.0 / 160.0;
+  const double measured = double(packets * 128) / (double(p.done_ps) * 1e-12);
+  EXPECT_NEAR(measured / expected_payload_Bps, 1.0, 0.01);
+  EXPECT_GT(p.a.port(0).counters().credit_stall_ps, 0u);
+}
+
+TEST(Link, LargeBufferReachesLineRate) {
+  const uint64_t prop = 100'000;
+  const uint64_t buffer = 64 * 160;  // 64 x 6.4 ns = 409.6 ns > R = 206.4 ns
+  const uint64_t packets = 20'000;
+  LinkParams link = tb::nvlink_like(prop, buffer);
+  Pair p(one_port(), link);
+  p.a.send(1, packets * 128, 1);
+  sc_core::sc_start();
+  EXPECT_EQ(p.done_ps, packets * 6'400 + prop);
+  EXPECT_EQ(p.a.port(0).counters().credit_stall_ps, 0u);
+}
+
+// Aggregated transactions keep wire time byte-exact: the same message over one link takes
+// exactly as long as per-packet, including a short last packet.
+TEST(Link, AggregationIsByteExactOnOneLink) {
+  const uint64_t prop = 10'000;
+  const uint64_t bytes = 1'000'000;  // 7812 full packets + one of 64 B
+  Pair p(one_port(64 * 128), tb::nvlink_like(prop, 1 << 20));
+  p.a.send(1, bytes, 1);
+  sc_core::sc_start();
+  const uint64_t wire = 7812 * 160 + (2 + 4) * 16;
+  EXPECT_EQ(p.a.port(0).counters().tx_wire_bytes, wire);
+  EXPECT_EQ(p.a.port(0).counters().tx_packets, 7813u);
+  EXPECT_EQ(p.done_ps, wire * 8 * 1000 / 200 + prop);
+  EXPECT_EQ(p.delivered, bytes);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
