@@ -44,6 +44,7 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link) {
 }
 
 void Port::tx_method() {
+  ++g_kernel_events;
   const uint64_t t = now();
   if (busy_until_ > t) {
     tx_event_.notify(sc_time::from_value(busy_until_ - t));
@@ -114,6 +115,7 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
 }
 
 void Port::rx_method() {
+  ++g_kernel_events;
   const uint64_t t = now();
   while (!arrivals_.empty()) {
     Packet* p = arrivals_.front();
@@ -145,6 +147,7 @@ tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
 }
 
 void Port::credit_method() {
+  ++g_kernel_events;
   const uint64_t t = now();
   bool got = false;
   while (!credit_fifo_.empty()) {

@@ -15,9 +15,4 @@ nlohmann::json StatsRegistry::dump(uint64_t now_ps) const {
   return out;
 }
 
-StatsRegistry& StatsRegistry::global() {
-  static StatsRegistry reg;
-  return reg;
-}
-
 }  // namespace fabricsim

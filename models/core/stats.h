@@ -43,8 +43,6 @@ class StatsRegistry {
   using DumpFn = std::function<nlohmann::json(uint64_t now_ps)>;
   void add(const std::string& name, DumpFn fn);
   nlohmann::json dump(uint64_t now_ps) const;
-  void clear() { entries_.clear(); }
-  static StatsRegistry& global();
 
  private:
   std::map<std::string, DumpFn> entries_;

@@ -8,6 +8,7 @@
 
 #include "models/core/errors.h"
 #include "models/core/fifo.h"
+#include "models/core/types.h"
 
 namespace fabricsim {
 
@@ -37,6 +38,7 @@ class TimerQueue : public sc_core::sc_module {
     uint64_t payload;
   };
   void fire() {
+    ++g_kernel_events;
     const uint64_t now = sc_core::sc_time_stamp().value();
     while (!q_.empty() && q_.front().at_ps <= now) fn_(q_.pop().payload);
     if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.front().at_ps - now));

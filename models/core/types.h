@@ -13,4 +13,7 @@ inline uint64_t transfer_ps(uint64_t bytes, uint64_t rate_bps) {
   return uint64_t((num + rate_bps - 1) / rate_bps);
 }
 
+// SC_METHOD activations of the fabric models: the "kernel events" a run costs.
+inline uint64_t g_kernel_events = 0;
+
 }  // namespace fabricsim

@@ -103,6 +103,7 @@ void Switch::enqueue(int in, Packet* p) {
 }
 
 void Switch::xbar_method() {
+  ++g_kernel_events;
   const uint64_t t = Port::now();
   if (pending_ == 0) return;
   ++arbitrations_;

@@ -70,7 +70,7 @@ TEST(Link, SerialisationRemainderIsCarried) {
   Pair p(one_port(), link);
   p.a.send(1, packets * 128, 1);
   sc_core::sc_start();
-  const uint64_t exact_floor = uint64_t((unsigned __int128)(packets * 160 * 8) * 1000000000000ull /
+  const uint64_t exact_floor = uint64_t(u128(packets * 160 * 8) * 1000000000000ull /
                                         link.rate_bps);
   EXPECT_LE(p.done_ps - exact_floor, 1u);
 }

@@ -1,0 +1,226 @@
+#include "fabrics/app.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include <systemc>
+
+#include "fabrics/elaborate.h"
+#include "fabrics/registry.h"
+#include "fabrics/results.h"
+#include "fabrics/system_spec.h"
+#include "models/collectives/ring.h"
+#include "models/collectives/sweep.h"
+#include "models/core/errors.h"
+#include "models/core/packet.h"
+#include "models/core/types.h"
+
+namespace fabricsim {
+
+namespace {
+
+const char* kUsage =
+    "usage:\n"
+    "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
+    "  fabricsim check CONFIG [--set key.path=value]...\n"
+    "  fabricsim describe [TYPE]\n"
+    "  fabricsim --version | --help\n"
+    "exit codes: 0 success, 2 bad input, 3 internal error\n";
+
+struct Options {
+  std::string command;
+  std::string config;
+  std::vector<std::string> sets;
+  std::optional<std::string> out;
+  std::optional<uint64_t> seed;
+  bool quiet = false;
+  std::string type;
+};
+
+[[noreturn]] void usage_error(const std::string& problem) {
+  throw InputError("command line: " + problem + "\n" + kUsage);
+}
+
+Options parse_args(const std::vector<std::string>& args) {
+  Options o;
+  if (args.empty()) usage_error("missing command");
+  o.command = args[0];
+  if (o.command != "run" && o.command != "check" && o.command != "describe")
+    usage_error("unknown command '" + o.command + "'");
+  std::vector<std::string> positional;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (i + 1 >= args.size()) usage_error(flag + " needs a value");
+      return args[++i];
+    };
+    if (a == "--set") {
+      o.sets.push_back(value(a));
+    } else if (a.rfind("--set=", 0) == 0) {
+      o.sets.push_back(a.substr(6));
+    } else if (a == "--out" && o.command == "run") {
+      o.out = value(a);
+    } else if (a == "--seed" && o.command == "run") {
+      const std::string v = value(a);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
+        usage_error("--seed takes a non-negative integer, got '" + v + "'");
+      o.seed = std::stoull(v);
+    } else if (a == "--quiet" && o.command == "run") {
+      o.quiet = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      usage_error("unknown option '" + a + "' for '" + o.command + "'");
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (o.command == "describe") {
+    if (positional.size() > 1) usage_error("describe takes at most one TYPE");
+    if (!positional.empty()) o.type = positional[0];
+  } else {
+    if (positional.size() != 1) usage_error(o.command + " takes exactly one CONFIG file");
+    o.config = positional[0];
+  }
+  return o;
+}
+
+uint64_t peak_rss_kib() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return uint64_t(ru.ru_maxrss);
+}
+
+std::string join_args(const std::vector<std::string>& args) {
+  std::string s = "fabricsim";
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+int run(const Options& o, const std::vector<std::string>& args) {
+  const SystemSpec spec = load_system(o.config, o.sets, o.seed);
+  std::filesystem::path out_dir;
+  if (o.out) {
+    out_dir = *o.out;
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) throw InputError("--out " + *o.out + ": cannot create directory: " + ec.message());
+  }
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  System sys(spec);
+  const WorkloadSpec& w = spec.workload;
+  const int n = int(spec.ranks.size());
+  CollectiveSweep sweep("sweep", sys.engine(), n, w.sizes(), w.elem_bytes,
+                        [&](uint64_t count) {
+                          coll::RingParams rp;
+                          rp.ranks = n;
+                          rp.count = count;
+                          rp.elem_bytes = w.elem_bytes;
+                          rp.channels = w.channels;
+                          rp.chunk_bytes = w.chunk_bytes;
+                          return coll::ring_allreduce(rp);
+                        },
+                        spec.functional);
+  sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps));
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  if (!sweep.finished()) {
+    if (now >= spec.time_limit_ps)
+      throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
+                       std::to_string(double(spec.time_limit_ps) * 1e-12) +
+                       " s of simulated time; raise simulation.time_limit or shrink the workload");
+    throw InternalError("the simulation ran out of events before the workload finished "
+                        "(deadlock): " + std::to_string(sweep.rows().size()) + " of " +
+                        std::to_string(w.sizes().size()) + " collectives started, packets "
+                        "outstanding " + std::to_string(PacketPool::global().outstanding()));
+  }
+  RunCost cost;
+  cost.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  cost.kernel_events = g_kernel_events;
+  cost.delta_cycles = sc_core::sc_delta_count();
+  cost.transaction_hops = sys.transaction_hops();
+  cost.packet_hops = sys.packet_hops();
+  cost.payload_bytes_moved = sys.payload_bytes_moved();
+  cost.peak_rss_kib = peak_rss_kib();
+
+  // Every packet injected was delivered: the pool is empty and bytes balance.
+  uint64_t sent = 0, received = 0;
+  for (const auto& e : sys.endpoints()) {
+    sent += e->bytes_sent();
+    received += e->bytes_received();
+  }
+  const uint64_t outstanding = PacketPool::global().outstanding();
+  if (outstanding != 0 || sent != received)
+    throw InternalError("packet accounting: " + std::to_string(outstanding) +
+                        " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
+                        std::to_string(received) + " B received");
+  const std::vector<RowResult> rows = make_rows(spec, sweep.rows());
+  for (const RowResult& r : rows)
+    if (r.checked && r.wrong)
+      throw InternalError("functional check failed: " + std::to_string(r.wrong) +
+                          " wrong elements at size " + std::to_string(r.bytes));
+  nlohmann::json checks = {{"packets_outstanding", outstanding},
+                           {"payload_bytes_sent", sent},
+                           {"payload_bytes_delivered", received},
+                           {"transactions_acquired", PacketPool::global().acquired()},
+                           {"functional", spec.functional}};
+  if (!o.quiet) {
+    print_table(std::cout, spec, rows);
+    print_cost(std::cout, cost);
+  }
+  if (o.out) {
+    const nlohmann::json j =
+        results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
+    const std::filesystem::path file = out_dir / "results.json";
+    std::ofstream f(file);
+    f << j.dump(2) << "\n";
+    if (!f) throw InputError("--out: cannot write " + file.string());
+    if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int app_main(const std::vector<std::string>& args) {
+  try {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+      std::cout << kUsage;
+      return kExitOk;
+    }
+    if (!args.empty() && args[0] == "--version") {
+      std::cout << "fabricsim " << FABRICSIM_VERSION << "\n";
+      return kExitOk;
+    }
+    const Options o = parse_args(args);
+    if (o.command == "describe") {
+      std::cout << (o.type.empty() ? cfg::describe_all() : cfg::describe_one(o.type));
+      return kExitOk;
+    }
+    if (o.command == "check") {
+      const SystemSpec spec = load_system(o.config, o.sets, std::nullopt);
+      std::cout << spec.file << ": ok (" << spec.graph.devices.size() << " devices, "
+                << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n";
+      return kExitOk;
+    }
+    return run(o, args);
+  } catch (const InputError& e) {
+    std::cerr << "fabricsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const InternalError& e) {
+    std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const sc_core::sc_report& e) {
+    std::cerr << "fabricsim: internal error (SystemC): " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace fabricsim

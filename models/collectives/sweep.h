@@ -1,0 +1,53 @@
+// Runs one collective per message size, back to back, and records each one's time: the
+// nccl-tests size sweep. In functional mode every rank's buffer holds integer-valued
+// doubles and the result is checked element by element (sums of integers below 2^53 are
+// exact in double).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <systemc>
+
+#include "models/collectives/engine.h"
+#include "models/collectives/program.h"
+
+namespace fabricsim {
+
+struct SweepRow {
+  uint64_t bytes = 0;
+  uint64_t count = 0;
+  std::string algorithm;
+  uint64_t start_ps = 0, end_ps = 0;
+  bool checked = false;  // functional check ran
+  uint64_t wrong = 0;    // elements that differ from the exact sum (functional mode)
+};
+
+class CollectiveSweep : public sc_core::sc_module {
+ public:
+  using Factory = std::function<coll::Schedule(uint64_t count)>;
+  CollectiveSweep(sc_core::sc_module_name n, CollectiveEngine& engine, int ranks,
+                  std::vector<uint64_t> sizes, uint32_t elem_bytes, Factory factory,
+                  bool functional);
+  const std::vector<SweepRow>& rows() const { return rows_; }
+  bool finished() const { return next_ == sizes_.size() && !engine_.busy(); }
+
+ private:
+  void start_next();
+  void kickoff();
+  static double input_value(int rank, uint64_t i) {
+    return double((uint64_t(rank) * 7919u + i * 31u) % 100003u);
+  }
+
+  CollectiveEngine& engine_;
+  int ranks_;
+  std::vector<uint64_t> sizes_;
+  uint32_t elem_bytes_;
+  Factory factory_;
+  bool functional_;
+  size_t next_ = 0;
+  std::vector<SweepRow> rows_;
+};
+
+}  // namespace fabricsim
