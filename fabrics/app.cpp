@@ -125,7 +125,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           return coll::ring_allreduce(rp);
                         },
                         spec.functional);
-  sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps));
+  sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (!sweep.finished()) {
     if (now >= spec.time_limit_ps)

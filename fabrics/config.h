@@ -38,7 +38,8 @@ void apply_override(YAML::Node root, const std::string& assignment);
 // max(2, word.size() / 3), else "". Ties go to the earlier candidate.
 std::string nearest(const std::string& word, const std::vector<std::string>& candidates);
 
-// "a map", "a sequence", "null", "'text'" (a scalar): for "expected X, found Y".
+// "a map", "a sequence", "an empty value", "'text'" (a scalar), "nothing" (missing):
+// for "expected X, found Y".
 std::string describe_node(const YAML::Node& n);
 
 // A YAML::Node held as a member of a copyable type. Assigning a YAML::Node writes

@@ -22,11 +22,13 @@ const char* kind_name(Kind kind);
 
 struct ParamSpec {
   std::string key;
-  Kind kind;
+  Kind kind = Kind::kString;
   std::string default_value;  // as it would be written in YAML; "" means required
   std::string unit_doc;       // e.g. "Gb/s or GB/s", "ns", "bytes"
   std::string description;
-  std::vector<std::string> choices = {};  // kEnum only
+  // kEnum only. "= {}" lets brace-initialised specs stop before it without
+  // -Wmissing-field-initializers.
+  std::vector<std::string> choices = {};
   // Inclusive bounds: for kInt, kReal and each kIntList element in their own terms; for
   // kBandwidth, kTime, kBytes in base units (bits per second, picoseconds, bytes).
   double min = -std::numeric_limits<double>::infinity();
@@ -97,7 +99,7 @@ class Params {
 
  private:
   const detail::ParamValue& get(const std::string& key, std::initializer_list<Kind> kinds,
-                   const char* accessor) const;
+                                const char* accessor) const;
 
   std::string file_;
   std::string path_;

@@ -19,8 +19,11 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
 
 void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
   reach_.assign(routes.size(), PortSet(int(ports_.size())));
-  for (size_t d = 0; d < routes.size(); ++d)
+  reach_count_.assign(routes.size(), 0);
+  for (size_t d = 0; d < routes.size(); ++d) {
     for (int port : routes[d]) reach_[d].set(port);
+    reach_count_[d] = uint32_t(routes[d].size());
+  }
 }
 
 void Endpoint::end_of_elaboration() {
@@ -61,7 +64,17 @@ Packet* Endpoint::tx_peek(int port) {
       continue;
     }
     if (!reach_[m.dst].test(port)) continue;
-    const uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, txn_payload_);
+    // With aggregation on, a message is cut into a multiple of k equal transactions
+    // (k = ports reaching the destination), each at most txn_payload_ and in whole
+    // packets, so that every message is striped evenly over every port as it would be
+    // packet by packet.
+    const uint64_t ways = reach_count_[m.dst];
+    const uint64_t rounds = (m.bytes + ways * txn_payload_ - 1) / (ways * txn_payload_);
+    const uint64_t pieces = ways * rounds;
+    const uint64_t share = ((m.bytes + pieces - 1) / pieces + packet_payload_ - 1) /
+                           packet_payload_ * packet_payload_;
+    const uint64_t bytes =
+        std::min({m.bytes - m.next_offset, uint64_t(txn_payload_), share});
     Packet* p = PacketPool::global().acquire();
     p->src = id_;
     p->dst = m.dst;

@@ -82,6 +82,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   EndpointParams params_;
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<PortSet> reach_;      // [dst] -> ports that reach it
+  std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports
   uint32_t packet_payload_ = 0;     // from the attached links
   uint32_t txn_payload_ = 0;        // payload per transaction (whole packets)
   std::deque<Msg> msgs_;            // DMA queue, oldest first; msgs_[k] has number base_ + k
