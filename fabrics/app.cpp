@@ -114,6 +114,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
   System sys(spec);
   const WorkloadSpec& w = spec.workload;
   const int n = int(spec.ranks.size());
+  sys.engine().set_sync(w.sync);
   CollectiveSweep sweep("sweep", sys.engine(), n, w.sizes(), w.elem_bytes,
                         [&](uint64_t count) {
                           coll::RingParams rp;

@@ -286,7 +286,8 @@ Params parse_params(const TypeSpec& spec, const YAML::Node& map, const std::stri
     check_unique_keys(file, map, path);
     for (const auto& kv : map) {
       if (!kv.first.IsScalar()) {
-        fail(file, kv.first, path, "expected a key name, found " + describe_node(kv.first), "");
+        fail(file, kv.first, path, "expected a key name, found " + describe_node(kv.first),
+             "keys are plain names");
       }
       const std::string& key = kv.first.Scalar();
       if (std::find(ignore_keys.begin(), ignore_keys.end(), key) != ignore_keys.end()) continue;
@@ -294,7 +295,7 @@ Params parse_params(const TypeSpec& spec, const YAML::Node& map, const std::stri
                                         [&](const ParamSpec& p) { return p.key == key; });
       if (spec_it == spec.params.end()) {
         const std::string near = nearest(key, known);
-        fail(file, kv.first, path, "unknown key '" + key + "'",
+        fail(file, kv.first, join_key(path, key), "unknown key '" + key + "'",
              known.empty() ? "this takes no parameters"
                            : (near.empty() ? "" : "did you mean '" + near + "'? ") +
                                  "known keys: " + join(known));

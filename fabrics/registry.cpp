@@ -136,7 +136,9 @@ std::vector<TypeEntry> build() {
       {Category::kTopology,
        {"explicit",
         "Devices and links listed one by one: `devices: {name: device_type}`, `links: - {a: "
-        "gpu0.port[0], b: sw0.port[3], type: link_type}`, optional `ranks: [names]`.",
+        "\"gpu0.port[0]\", b: \"sw0.port[3]\", type: link_type}` (quote port names inside "
+        "{...}: '[' is YAML syntax there), optional `ranks: [names]` (default: every "
+        "endpoint in declaration order).",
         {}}});
   r.push_back(
       {Category::kWorkload,
@@ -152,7 +154,18 @@ std::vector<TypeEntry> build() {
            "Independent rings over contiguous parts of the buffer (NCCL channels).", 1, 64),
          P("chunk_bytes", Kind::kBytes, "512KiB", "bytes",
            "Pipelining granularity: each ring step moves a block in chunks of this size.",
-           1)}}});
+           1),
+         E("sync", {"data", "fence_flag"}, "data",
+           "How a receiver learns a chunk is complete. data: when its last byte arrives "
+           "(ideal). fence_flag (NCCL Simple-like): the receiver acks the writes, the "
+           "sender's fence completes on the ack, then it writes a flag; the chunk is "
+           "complete when the flag arrives. All of it is fabric traffic."),
+         P("ack_bytes", Kind::kBytes, "16B", "bytes", "Payload of a write acknowledgement (sync: fence_flag).", 1),
+         P("flag_bytes", Kind::kBytes, "8B", "bytes", "Payload of a completion flag (sync: fence_flag).", 1),
+         P("launch_latency", Kind::kTime, "0ns", "us",
+           "Time from a collective's start until its first operation may run (kernel "
+           "launch); counted in the measured time.",
+           0)}}});
   return r;
 }
 

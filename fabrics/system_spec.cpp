@@ -52,7 +52,7 @@ class Loader {
   SystemSpec load(std::optional<uint64_t> seed) {
     s_.file = file_;
     for (const auto& kv : root_) {
-      const std::string key = kv.first.as<std::string>();
+      const std::string key = key_name(kv.first, "");
       if (std::find(kTopKeys.begin(), kTopKeys.end(), key) == kTopKeys.end())
         fail(file_, kv.first, key, "unknown top-level key '" + key + "'",
              did_you_mean(key, kTopKeys));
@@ -71,6 +71,21 @@ class Loader {
   }
 
  private:
+  // A map key as a name; anything else is bad input, not a yaml-cpp conversion error.
+  std::string key_name(const YAML::Node& key, const std::string& path) {
+    if (!key.IsScalar())
+      fail(file_, key, path, "expected a key name, found " + cfg::describe_node(key),
+           "keys are plain names");
+    return key.Scalar();
+  }
+
+  std::string scalar(const YAML::Node& n, const std::string& path, const std::string& what,
+                     const std::string& hint) {
+    if (!n.IsDefined() || n.IsNull() || !n.IsScalar())
+      fail(file_, n, path, "expected " + what + ", found " + cfg::describe_node(n), hint);
+    return n.Scalar();
+  }
+
   YAML::Node section(const std::string& key, bool required) {
     YAML::Node n = root_[key];
     if (!n.IsDefined() || n.IsNull()) {
@@ -89,8 +104,8 @@ class Loader {
     if (!t.IsDefined() || t.IsNull())
       fail(file_, n, path, "missing 'type'", "known " + std::string(cfg::category_name(c)) +
                                                   "s: " + list(cfg::type_names(c)));
-    if (!t.IsScalar()) fail(file_, t, join_key(path, "type"), "expected a type name", "");
-    const std::string name = t.as<std::string>();
+    const std::string name = scalar(t, join_key(path, "type"), "a type name",
+                                    "known: " + list(cfg::type_names(c)));
     const cfg::TypeEntry* e = cfg::find_type(c, name);
     if (!e)
       fail(file_, t, join_key(path, "type"),
@@ -129,7 +144,7 @@ class Loader {
     YAML::Node sec = section("link_types", true);
     const cfg::TypeEntry* e = cfg::find_type(Category::kLink, "link");
     for (const auto& kv : sec) {
-      const std::string name = kv.first.as<std::string>();
+      const std::string name = key_name(kv.first, "link_types");
       const std::string path = join_key("link_types", name);
       Params p = cfg::parse_params(e->spec, kv.second, file_, path);
       LinkParams l;
@@ -171,7 +186,7 @@ class Loader {
   void device_types() {
     YAML::Node sec = section("device_types", true);
     for (const auto& kv : sec) {
-      const std::string name = kv.first.as<std::string>();
+      const std::string name = key_name(kv.first, "device_types");
       const std::string path = join_key("device_types", name);
       if (!kv.second.IsMap())
         fail(file_, kv.second, path, "expected a map with a 'type'", "e.g. {type: endpoint, ...}");
@@ -239,40 +254,51 @@ class Loader {
     return s_.graph.add_device(d);
   }
 
-  // Adds a link after checking both ends; `bound` remembers where each port was linked.
-  void add_link(topo::LinkEnd a, topo::LinkEnd b, const std::string& type, const YAML::Node& where,
-                const std::string& path) {
-    const LinkParams& lt = link_type(where, path, type);
+  // Where a link's pieces were written: errors point at the offending one.
+  struct LinkSite {
+    YAML::Node a, b, type;
+    std::string path;  // "topology.links[3]" or "topology"
+    bool per_key;      // a/b/type are separate keys under path
+  };
+
+  // Adds a link after checking both ends; bound_ remembers where each port was linked.
+  void add_link(topo::LinkEnd a, topo::LinkEnd b, const std::string& type, const LinkSite& at) {
+    auto sub = [&](const char* k) { return at.per_key ? join_key(at.path, k) : at.path; };
+    const LinkParams& lt = link_type(at.type, sub("type"), type);
+    if (a.device == b.device && a.port == b.port)
+      fail(file_, at.b, sub("b"), "a link cannot join a port to itself",
+           "link two different ports");
+    int which = 0;
     for (const topo::LinkEnd& end : {a, b}) {
+      const YAML::Node& node = which == 0 ? at.a : at.b;
+      const std::string path = sub(which == 0 ? "a" : "b");
+      ++which;
       const topo::Device& d = s_.graph.devices[end.device];
       const std::string pname = d.name + ".port[" + std::to_string(end.port) + "]";
       if (end.port < 0 || end.port >= d.ports)
-        fail(file_, where, path,
+        fail(file_, node, path,
              "port " + pname + " does not exist (" + d.name + " has " + std::to_string(d.ports) +
                  " ports, 0 to " + std::to_string(d.ports - 1) + ")",
              "use a port index below " + std::to_string(d.ports));
       auto it = bound_.find({end.device, end.port});
       if (it != bound_.end())
-        fail(file_, where, path, "port " + pname + " is linked twice (first at " + it->second + ")",
+        fail(file_, node, path, "port " + pname + " is linked twice (first at " + it->second + ")",
              "each port takes exactly one link");
       const DeviceType& dt = s_.device_types.at(d.type);
       if (dt.protocol != lt.protocol)
-        fail(file_, where, path,
+        fail(file_, at.type, sub("type"),
              "incompatible link: link type '" + type + "' carries " + lt.protocol + " but " +
                  d.name + " (" + d.type + ") speaks " + dt.protocol,
              "use a " + dt.protocol + " link type for this port");
-      bound_[{end.device, end.port}] = cfg::where(file_, where);
+      bound_[{end.device, end.port}] = cfg::where(file_, node);
     }
-    if (a.device == b.device && a.port == b.port)
-      fail(file_, where, path, "a link cannot join a port to itself", "");
-    s_.graph.links.push_back(topo::Link{a, b, type, where});
+    s_.graph.links.push_back(topo::Link{a, b, type, at.per_key ? at.a : at.type});
   }
 
   topo::LinkEnd parse_end(const YAML::Node& n, const std::string& path) {
     static const std::regex kEnd(R"(([A-Za-z_][A-Za-z0-9_]*)\.port\[([0-9]+)\])");
-    if (!n.IsDefined() || n.IsNull() || !n.IsScalar())
-      fail(file_, n, path, "expected a port like gpu0.port[3]", "");
-    const std::string text = n.as<std::string>();
+    const std::string text = scalar(n, path, "a port like gpu0.port[3]",
+                                    "write DEVICE.port[INDEX], e.g. gpu0.port[3]");
     std::smatch m;
     if (!std::regex_match(text, m, kEnd))
       fail(file_, n, path, "bad port reference '" + text + "'", "write DEVICE.port[INDEX], e.g. gpu0.port[3]");
@@ -282,7 +308,9 @@ class Loader {
       for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
       fail(file_, n, path, "unknown device '" + m[1].str() + "'", did_you_mean(m[1].str(), names));
     }
-    if (m[2].str().size() > 6) fail(file_, n, path, "port index too large", "");
+    if (m[2].str().size() > 6)
+      fail(file_, n, path, "port index " + m[2].str() + " is too large",
+           "ports are numbered from 0 to the device's ports - 1");
     return topo::LinkEnd{it->second, std::stoi(m[2].str())};
   }
 
@@ -354,14 +382,15 @@ class Loader {
       int gport = 0;
       for (int sidx = 0; sidx < ns; ++sidx)
         for (int k = 0; k < lps[sidx]; ++k)
-          add_link({eps[g], gport++}, {sws[sidx], int(g * lps[sidx] + k)}, lt, t, "topology");
+          add_link({eps[g], gport++}, {sws[sidx], int(g * lps[sidx] + k)}, lt,
+                   LinkSite{t, t, t, "topology", false});
     }
   }
 
   void explicit_topology(const YAML::Node& t) {
     static const std::vector<std::string> keys{"type", "devices", "links", "ranks"};
     for (const auto& kv : t) {
-      const std::string k = kv.first.as<std::string>();
+      const std::string k = key_name(kv.first, "topology");
       if (std::find(keys.begin(), keys.end(), k) == keys.end())
         fail(file_, kv.first, join_key("topology", k), "unknown key '" + k + "'",
              did_you_mean(k, keys));
@@ -372,24 +401,27 @@ class Loader {
            "expected a map of device name -> device type", "e.g. devices: {gpu0: h100, sw0: nvswitch3}");
     nlohmann::json rd = nlohmann::json::object();
     for (const auto& kv : devs) {
-      const std::string name = kv.first.as<std::string>();
+      const std::string name = key_name(kv.first, "topology.devices");
       const std::string path = join_key("topology.devices", name);
-      if (!kv.second.IsScalar()) fail(file_, kv.second, path, "expected a device type name", "");
-      add_device(name, kv.second.as<std::string>(), kv.second, path);
-      rd[name] = kv.second.as<std::string>();
+      const std::string type = scalar(kv.second, path, "a device type name",
+                                      "known: " + list(keys_of(s_.device_types)));
+      add_device(name, type, kv.second, path);
+      rd[name] = type;
     }
     YAML::Node links = t["links"];
     if (!links.IsDefined() || !links.IsSequence())
       fail(file_, links.IsDefined() ? links : t, "topology.links", "expected a list of links",
-           "e.g. links: [{a: gpu0.port[0], b: sw0.port[0], type: nvlink4}]");
+           "e.g. links: [{a: \"gpu0.port[0]\", b: \"sw0.port[0]\", type: nvlink4}]");
     nlohmann::json rl = nlohmann::json::array();
     for (size_t i = 0; i < links.size(); ++i) {
       const YAML::Node l = links[i];
       const std::string path = "topology.links[" + std::to_string(i) + "]";
-      if (!l.IsMap()) fail(file_, l, path, "expected a map {a, b, type}", "");
+      if (!l.IsMap())
+        fail(file_, l, path, "expected a map {a, b, type}",
+             "e.g. - {a: \"gpu0.port[0]\", b: \"sw0.port[0]\", type: nvlink4}");
       static const std::vector<std::string> lkeys{"a", "b", "type"};
       for (const auto& kv : l) {
-        const std::string k = kv.first.as<std::string>();
+        const std::string k = key_name(kv.first, path);
         if (std::find(lkeys.begin(), lkeys.end(), k) == lkeys.end())
           fail(file_, kv.first, join_key(path, k), "unknown key '" + k + "'", did_you_mean(k, lkeys));
       }
@@ -399,22 +431,27 @@ class Loader {
                "a link is {a: DEV.port[i], b: DEV.port[j], type: LINK_TYPE}");
       const topo::LinkEnd a = parse_end(l["a"], join_key(path, "a"));
       const topo::LinkEnd b = parse_end(l["b"], join_key(path, "b"));
-      add_link(a, b, l["type"].as<std::string>(), l, path);
-      rl.push_back({{"a", l["a"].as<std::string>()}, {"b", l["b"].as<std::string>()},
-                    {"type", l["type"].as<std::string>()}});
+      const std::string type = scalar(l["type"], join_key(path, "type"), "a link type name",
+                                      "known: " + list(keys_of(s_.link_types)));
+      add_link(a, b, type, LinkSite{l["a"], l["b"], l["type"], path, true});
+      rl.push_back({{"a", l["a"].Scalar()}, {"b", l["b"].Scalar()}, {"type", type}});
     }
     YAML::Node ranks = t["ranks"];
     if (ranks.IsDefined() && !ranks.IsNull()) {
-      if (!ranks.IsSequence()) fail(file_, ranks, "topology.ranks", "expected a list of endpoint names", "");
+      if (!ranks.IsSequence())
+        fail(file_, ranks, "topology.ranks", "expected a list of endpoint names",
+             "e.g. ranks: [gpu0, gpu1]");
       std::set<int> seen;
       for (size_t i = 0; i < ranks.size(); ++i) {
         const std::string path = "topology.ranks[" + std::to_string(i) + "]";
-        const std::string name = ranks[i].as<std::string>();
+        const std::string name = scalar(ranks[i], path, "an endpoint name", "e.g. gpu0");
         auto it = s_.graph.by_name.find(name);
         if (it == s_.graph.by_name.end() || s_.graph.devices[it->second].is_switch)
           fail(file_, ranks[i], path, "'" + name + "' is not an endpoint", "list endpoint device names");
         const int id = s_.graph.devices[it->second].endpoint_id;
-        if (!seen.insert(id).second) fail(file_, ranks[i], path, "'" + name + "' is listed twice", "");
+        if (!seen.insert(id).second)
+          fail(file_, ranks[i], path, "'" + name + "' is listed twice",
+               "each endpoint takes one rank");
         s_.ranks.push_back(id);
       }
     }
@@ -435,6 +472,10 @@ class Loader {
     ws.elem_bytes = datatype_bytes(ws.datatype);
     ws.channels = int(p.integer("channels"));
     ws.chunk_bytes = p.bytes("chunk_bytes");
+    ws.sync.fence_flag = p.str("sync") == "fence_flag";
+    ws.sync.ack_bytes = p.bytes("ack_bytes");
+    ws.sync.flag_bytes = p.bytes("flag_bytes");
+    ws.sync.launch_latency_ps = p.time_ps("launch_latency");
     if (ws.min_bytes > ws.max_bytes)
       p.fail("min_bytes",
              "min_bytes " + format_bytes(ws.min_bytes) + " > max_bytes " + format_bytes(ws.max_bytes),
@@ -445,7 +486,10 @@ class Loader {
                  " (" + std::to_string(ws.elem_bytes) + " B)",
              "use at least " + std::to_string(ws.elem_bytes) + "B");
     if (ws.chunk_bytes < ws.elem_bytes)
-      p.fail("chunk_bytes", "chunk_bytes is smaller than one element", "");
+      p.fail("chunk_bytes",
+             "chunk_bytes " + format_bytes(ws.chunk_bytes) + " is smaller than one " +
+                 ws.datatype + " (" + std::to_string(ws.elem_bytes) + " B)",
+             "use at least " + std::to_string(ws.elem_bytes) + "B");
     if (s_.functional && ws.max_bytes > (64ull << 20))
       p.fail("max_bytes",
              "functional mode carries real numbers and is limited to 64MiB, max_bytes is " +

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabrics/topology.h"
+#include "models/collectives/engine.h"
 #include "models/core/port.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/switch.h"
@@ -35,6 +36,7 @@ struct WorkloadSpec {
   uint32_t elem_bytes = 4;
   int channels = 1;
   uint64_t chunk_bytes = 0;
+  SyncProtocol sync;
   // Message sizes of the sweep, in bytes (each a whole number of elements).
   std::vector<uint64_t> sizes() const;
 };

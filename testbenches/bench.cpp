@@ -54,7 +54,7 @@ RingBench::RingBench(int n, const EndpointParams& ep, const LinkParams& link) {
 UniformSource::UniformSource(Endpoint& ep, int n_endpoints, uint32_t bytes, uint64_t seed,
                              int depth)
     : ep_(ep), n_(n_endpoints), bytes_(bytes), rng_(seed, ep.display_name()), depth_(depth) {
-  ep_.on_sent([this](uint64_t) {
+  ep_.on_sent([this](uint64_t, PacketKind) {
     --queued_;
     refill();
   });

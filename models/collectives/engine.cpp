@@ -14,7 +14,8 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
     const int rank = int(r);
     rank_of_endpoint_[ranks_[r]->id()] = rank;
     ranks_[r]->on_delivery([this, rank](const Endpoint::Delivery& d) { on_delivery(rank, d); });
-    ranks_[r]->on_sent([this](uint64_t msg_id) {
+    ranks_[r]->on_sent([this](uint64_t msg_id, PacketKind kind) {
+      if (kind != PacketKind::kData) return;  // protocol acks and flags complete no op
       auto it = send_of_msg_.find(msg_id);
       FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
       auto [rk, op] = it->second;
@@ -64,6 +65,16 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
     if (on_done_) on_done_();
     return;
   }
+  if (sync_.launch_latency_ps == 0) {
+    launch();
+    return;
+  }
+  if (!launch_timer_)
+    launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t) { launch(); });
+  launch_timer_->at(sc_core::sc_time_stamp().value() + sync_.launch_latency_ps, 0);
+}
+
+void CollectiveEngine::launch() {
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const auto& ops = sched_.programs[r].ops;
     for (uint32_t i = 0; i < ops.size(); ++i)
@@ -110,8 +121,29 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
 void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
   const int src = rank_of_endpoint_.at(d.src);
   FABRICSIM_ASSERT(src >= 0, "engine: delivery from an endpoint outside the collective");
+  if (!sync_.fence_flag) {
+    FABRICSIM_ASSERT(d.kind == PacketKind::kData, "engine: unexpected protocol message");
+    data_complete(rank, uint32_t(src), d.tag);
+    return;
+  }
+  switch (d.kind) {
+    case PacketKind::kData:  // writes landed: acknowledge them to the writer
+      ranks_[rank]->send(d.src, sync_.ack_bytes, d.tag, PacketKind::kAck);
+      break;
+    case PacketKind::kAck:   // the writer's fence completes: publish the flag
+      ranks_[rank]->send(d.src, sync_.flag_bytes, d.tag, PacketKind::kFlag);
+      break;
+    case PacketKind::kFlag:  // the reader sees the flag: the data is complete
+      data_complete(rank, uint32_t(src), d.tag);
+      break;
+    default:
+      FABRICSIM_ASSERT(false, "engine: unexpected protocol message");
+  }
+}
+
+void CollectiveEngine::data_complete(int rank, uint32_t src, uint64_t tag) {
   RankState& st = st_[rank];
-  const MatchKey k{uint32_t(src), uint32_t(rank), d.tag};
+  const MatchKey k{src, uint32_t(rank), tag};
   auto it = st.waiting_recv.find(k);
   if (it == st.waiting_recv.end()) {
     ++st.arrived[k];

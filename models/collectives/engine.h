@@ -18,6 +18,19 @@
 
 namespace fabricsim {
 
+// How a receive learns that its data is complete.
+struct SyncProtocol {
+  // false: a receive completes when its data has arrived (an ideal notification).
+  // true (NCCL Simple-like): the receiver answers the data with an ack of `ack_bytes`;
+  // the sender's fence completes when the ack arrives, then it writes a flag of
+  // `flag_bytes`; the receive completes when the flag arrives. Every step of this
+  // handshake is real fabric traffic, so its latency comes from the fabric.
+  bool fence_flag = false;
+  uint64_t ack_bytes = 16;
+  uint64_t flag_bytes = 8;
+  uint64_t launch_latency_ps = 0;  // from start() until the first ops may run (kernel launch)
+};
+
 class CollectiveEngine : public sc_core::sc_module {
  public:
   // ranks[r] is the endpoint that runs rank r's program.
@@ -26,6 +39,7 @@ class CollectiveEngine : public sc_core::sc_module {
   // Start `s` now; `on_done` fires once every op of every rank has completed.
   void start(coll::Schedule s, std::function<void()> on_done);
   bool busy() const { return running_; }
+  void set_sync(const SyncProtocol& p) { sync_ = p; }
 
   // Functional mode: every rank's buffer holds real numbers that travel with the
   // messages (a copy taken when the send starts); receives copy or sum them.
@@ -66,6 +80,8 @@ class CollectiveEngine : public sc_core::sc_module {
   void op_done(int rank, uint32_t op);
   void recv_arrived(int rank, uint32_t op);
   void on_delivery(int rank, const Endpoint::Delivery& d);
+  void data_complete(int rank, uint32_t src_rank, uint64_t tag);
+  void launch();
 
   std::vector<Endpoint*> ranks_;
   std::vector<int> rank_of_endpoint_;
@@ -76,6 +92,8 @@ class CollectiveEngine : public sc_core::sc_module {
   MatchMap<std::vector<double>> in_flight_data_;  // functional mode: message contents
   std::vector<std::vector<double>> data_;
   std::function<void()> on_done_;
+  SyncProtocol sync_;
+  std::unique_ptr<TimerQueue> launch_timer_;
   uint32_t ranks_left_ = 0;
   bool running_ = false;
   uint64_t ops_completed_ = 0;

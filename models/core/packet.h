@@ -11,7 +11,9 @@
 
 namespace fabricsim {
 
-enum class PacketKind : uint8_t { kData, kAck, kNack, kCredit, kCnp };
+// kData: payload; kAck/kNack: delivery responses; kFlag: a small completion flag a
+// collective protocol writes after a fence; kCnp: congestion notification (RoCE).
+enum class PacketKind : uint8_t { kData, kAck, kNack, kFlag, kCnp };
 
 class PacketPool;
 

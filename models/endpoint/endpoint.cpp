@@ -14,7 +14,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
                                             display_name_ + ".port[" + std::to_string(i) + "]",
                                             this, i, /*rx_at_head=*/false));
   staged_.assign(p.ports, nullptr);
-  staged_msg_.assign(p.ports, 0);
+  staged_msg_.assign(p.ports, nullptr);
 }
 
 void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
@@ -39,16 +39,18 @@ void Endpoint::end_of_elaboration() {
   txn_payload_ = uint32_t(std::max<uint64_t>(1, whole) * packet_payload_);
 }
 
-uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, uint8_t vc) {
+uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
+                        uint8_t vc) {
   FABRICSIM_ASSERT(bytes > 0, display_name_ + ": empty message");
   FABRICSIM_ASSERT(reaches(dst), display_name_ + ": no route to endpoint " + std::to_string(dst));
   Msg m;
   m.id = (uint64_t(id_) << 40) | next_msg_++;
   m.dst = dst;
   m.vc = vc;
+  m.kind = kind;
   m.bytes = bytes;
   m.tag = tag;
-  msgs_.push_back(m);
+  (kind == PacketKind::kData ? data_ : control_).msgs.push_back(m);
   ++active_;
   reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
   return m.id;
@@ -56,11 +58,17 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, uint8_t vc) 
 
 Packet* Endpoint::tx_peek(int port) {
   if (staged_[port]) return staged_[port];
-  // Oldest message this port can carry that still has bytes to cut.
-  for (uint64_t k = first_uncut_; k < base_ + msgs_.size(); ++k) {
-    Msg& m = msgs_[k - base_];
+  if (Packet* p = cut(control_, port)) return p;
+  return cut(data_, port);
+}
+
+// Cuts the next transaction for `port` from the oldest message in `q` that the port can
+// carry and that still has bytes to cut.
+Packet* Endpoint::cut(Queue& q, int port) {
+  for (size_t k = q.first_uncut; k < q.msgs.size(); ++k) {
+    Msg& m = q.msgs[k];
     if (m.next_offset == m.bytes) {
-      if (k == first_uncut_) ++first_uncut_;
+      if (k == q.first_uncut) ++q.first_uncut;
       continue;
     }
     if (!reach_[m.dst].test(port)) continue;
@@ -83,6 +91,7 @@ Packet* Endpoint::tx_peek(int port) {
     p->offset = m.next_offset;
     p->seq = next_seq_++;
     p->tag = m.tag;
+    p->kind = m.kind;
     p->payload_bytes = uint32_t(bytes);
     p->packet_payload = packet_payload_;
     p->npackets = uint32_t((bytes + packet_payload_ - 1) / packet_payload_);
@@ -92,27 +101,34 @@ Packet* Endpoint::tx_peek(int port) {
     m.next_offset += bytes;
     ++m.unsent;
     staged_[port] = p;
-    staged_msg_[port] = k;
+    staged_msg_[port] = &m;
     return p;
   }
   return nullptr;
 }
 
+void Endpoint::retire(Queue& q) {
+  while (!q.msgs.empty() && q.msgs.front().done) {
+    q.msgs.pop_front();
+    if (q.first_uncut > 0) --q.first_uncut;
+  }
+}
+
 void Endpoint::tx_pop(int port, Packet* p) {
   staged_[port] = nullptr;
-  Msg& m = msgs_[staged_msg_[port] - base_];
+  Msg& m = *staged_msg_[port];
+  staged_msg_[port] = nullptr;
   --m.unsent;
   bytes_sent_ += p->payload_bytes;
   if (m.next_offset == m.bytes && m.unsent == 0) {
     --active_;
     m.done = true;
-    if (on_sent_) on_sent_(m.id);
+    const uint64_t id = m.id;
+    const PacketKind kind = m.kind;
+    retire(control_);
+    retire(data_);
+    if (on_sent_) on_sent_(id, kind);
   }
-  while (!msgs_.empty() && msgs_.front().done) {
-    msgs_.pop_front();
-    ++base_;
-  }
-  if (first_uncut_ < base_) first_uncut_ = base_;
 }
 
 void Endpoint::rx_arrive(int port, Packet* p) {
@@ -127,7 +143,7 @@ void Endpoint::rx_arrive(int port, Packet* p) {
   got += p->payload_bytes;
   FABRICSIM_ASSERT(got <= p->msg_bytes, display_name_ + ": more bytes than the message holds");
   if (got == p->msg_bytes) {
-    Delivery d{p->src, p->tag, p->msg_bytes, p->msg_id};
+    Delivery d{p->src, p->kind, p->tag, p->msg_bytes, p->msg_id};
     rx_msgs_.erase(p->msg_id);
     ++msgs_delivered_;
     PacketPool::global().release(p);

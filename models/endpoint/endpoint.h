@@ -29,12 +29,13 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
  public:
   struct Delivery {
     uint32_t src;       // source endpoint id
+    PacketKind kind;
     uint64_t tag;
     uint64_t bytes;
     uint64_t msg_id;
   };
   using DeliveryFn = std::function<void(const Delivery&)>;
-  using SentFn = std::function<void(uint64_t msg_id)>;
+  using SentFn = std::function<void(uint64_t msg_id, PacketKind kind)>;
 
   Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
            const EndpointParams& p);
@@ -47,8 +48,12 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   void set_routes(const std::vector<std::vector<int>>& routes);
   bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }
 
-  // Queue a message; returns its id. `on_sent` fires when its last transaction has started on a wire.
-  uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, uint8_t vc = 0);
+  // Queue a message; returns its id. `on_sent` fires when its last transaction has started
+  // on a wire. Data messages are served oldest first; control messages (kAck, kFlag: a
+  // few bytes written by a collective protocol) go ahead of queued data, as a GPU's
+  // flag store is not queued behind other channels' bulk stores.
+  uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
+                uint8_t vc = 0);
   void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
@@ -70,6 +75,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
     uint64_t id;
     uint32_t dst;
     uint8_t vc;
+    PacketKind kind;
     uint64_t bytes;
     uint64_t tag;
     uint64_t next_offset = 0;  // bytes already cut into transactions
@@ -85,12 +91,16 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports
   uint32_t packet_payload_ = 0;     // from the attached links
   uint32_t txn_payload_ = 0;        // payload per transaction (whole packets)
-  std::deque<Msg> msgs_;            // DMA queue, oldest first; msgs_[k] has number base_ + k
-  uint64_t base_ = 0;
-  uint64_t first_uncut_ = 0;        // number of the oldest message not fully cut
+  struct Queue {
+    std::deque<Msg> msgs;           // oldest first (deque: element addresses are stable)
+    size_t first_uncut = 0;         // index of the oldest message not fully cut
+  };
+  Packet* cut(Queue& q, int port);
+  static void retire(Queue& q);
+  Queue control_, data_;            // the DMA serves control_ first
   uint64_t active_ = 0;
   std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
-  std::vector<uint64_t> staged_msg_;  // [port]: number of the message it belongs to
+  std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to
   std::unordered_map<uint64_t, uint64_t> rx_msgs_;  // msg id -> payload bytes received
   uint64_t next_msg_ = 0, next_seq_ = 0;
   uint64_t reduce_busy_ps_ = 0, reduce_bytes_ = 0;
