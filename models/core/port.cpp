@@ -58,9 +58,13 @@ void Port::tx_method() {
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
   const uint64_t wire = link_.framing.transaction_wire_bytes(*p);
+  absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;
-    return;  // credit_method kicks when credits return
+    // Wake when the next credit return lands (or, if none is in flight, when one is sent).
+    if (!credit_fifo_.empty())
+      credit_event_.notify(sc_time::from_value(credit_fifo_.front().at_ps - t));
+    return;
   }
   if (stall_since_ != UINT64_MAX) {
     c_.credit_stall_ps += t - stall_since_;
@@ -142,27 +146,23 @@ tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
                    display_name_ + ": credits returned out of order");
   const bool was_empty = credit_fifo_.empty();
   credit_fifo_.push(CreditReturn{at, p.vc, p.link_bytes});
-  if (was_empty) credit_event_.notify(d);
+  // Credits are absorbed lazily by the transmitter; an event is needed only while it waits.
+  if (was_empty && stall_since_ != UINT64_MAX) credit_event_.notify(d);
   return tlm::TLM_ACCEPTED;
+}
+
+void Port::absorb_credits(uint64_t t) {
+  while (!credit_fifo_.empty() && credit_fifo_.front().at_ps <= t) {
+    const CreditReturn c = credit_fifo_.pop();
+    credits_[c.vc] += c.bytes;
+    FABRICSIM_ASSERT(credits_[c.vc] <= peer_link_.rx_buffer_bytes,
+                     display_name_ + ": more credits returned than the buffer holds");
+  }
 }
 
 void Port::credit_method() {
   ++g_kernel_events;
-  const uint64_t t = now();
-  bool got = false;
-  while (!credit_fifo_.empty()) {
-    const CreditReturn& c = credit_fifo_.front();
-    if (c.at_ps > t) {
-      credit_event_.notify(sc_time::from_value(c.at_ps - t));
-      break;
-    }
-    credits_[c.vc] += c.bytes;
-    FABRICSIM_ASSERT(credits_[c.vc] <= peer_link_.rx_buffer_bytes,
-                     display_name_ + ": more credits returned than the buffer holds");
-    credit_fifo_.pop();
-    got = true;
-  }
-  if (got && stall_since_ != UINT64_MAX) kick();
+  if (stall_since_ != UINT64_MAX) kick();
 }
 
 void Port::b_transport(Packet&, sc_time&) {

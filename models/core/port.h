@@ -13,8 +13,9 @@
 //    the buffer space is free + propagation; the sender reads pkt.vc and pkt.link_bytes
 //    during the call and does not keep the reference. A sender starts a transaction only
 //    when it holds credits for all of its wire bytes.
-// Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs,
-// each with one pending event (arrival order equals send order on a link).
+// Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs
+// (arrival order equals send order on a link). Arrivals have one pending event; credit
+// returns are absorbed when the transmitter next looks, and wake it only while it waits.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -84,7 +85,11 @@ class Port : public sc_core::sc_module,
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   uint64_t busy_until_ps() const { return busy_until_; }
-  uint64_t credits(uint32_t vc) const { return credits_[vc]; }
+  // Credits held, counting returns that have landed by now.
+  uint64_t credits(uint32_t vc) {
+    absorb_credits(now());
+    return credits_[vc];
+  }
   LevelStat& queue_stat() { return queue_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
@@ -110,6 +115,7 @@ class Port : public sc_core::sc_module,
   void tx_method();
   void rx_method();
   void credit_method();
+  void absorb_credits(uint64_t t);
 
   struct CreditReturn {
     uint64_t at_ps;

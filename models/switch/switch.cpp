@@ -21,6 +21,8 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       cols_(p.ports, PortSet(p.ports)),
       free_in_(p.ports),
       free_out_(p.ports),
+      pending_in_(p.ports),
+      requested_out_(p.ports),
       in_busy_(p.ports, 0),
       out_busy_(p.ports, 0),
       xbar_rate_bps_(p.ports, 0),
@@ -100,6 +102,8 @@ void Switch::enqueue(int in, Packet* p) {
       cols_[o].set(in);
     }
   }
+  pending_in_.set(in);
+  if (cols_[o].any()) requested_out_.set(o);
 }
 
 void Switch::xbar_method() {
@@ -109,23 +113,28 @@ void Switch::xbar_method() {
   ++arbitrations_;
   free_in_.clear();
   free_out_.clear();
-  for (int i = 0; i < n_; ++i) {
-    if (!ports_[i]) continue;
+  pending_in_.for_each([&](int i) {
     if (in_busy_[i] <= t) free_in_.set(i);
-    if (out_busy_[i] <= t && egress_bytes_[i] < params_.egress_buffer_bytes) free_out_.set(i);
+  });
+  requested_out_.for_each([&](int o) {
+    if (out_busy_[o] <= t && egress_bytes_[o] < params_.egress_buffer_bytes) free_out_.set(o);
+  });
+  if (free_in_.any() && free_out_.any()) {
+    arbiter_->match(rows_, cols_, free_in_, free_out_, match_);
+    free_in_.for_each([&](int i) {
+      if (match_[i] >= 0) transfer(i, match_[i], t);
+    });
   }
-  arbiter_->match(rows_, cols_, free_in_, free_out_, match_);
-  for (int i = 0; i < n_; ++i)
-    if (match_[i] >= 0) transfer(i, match_[i], t);
   if (pending_ == 0) return;
   // Wake at the first moment a busy input with traffic, or a busy output that traffic is
   // waiting for, becomes free. Outputs blocked by a full egress queue wake us on tx_pop.
   uint64_t next = UINT64_MAX;
-  for (int i = 0; i < n_; ++i) {
-    if (!ports_[i]) continue;
-    if (in_busy_[i] > t && rows_[i].any()) next = std::min(next, in_busy_[i]);
-    if (out_busy_[i] > t && cols_[i].any()) next = std::min(next, out_busy_[i]);
-  }
+  pending_in_.for_each([&](int i) {
+    if (in_busy_[i] > t) next = std::min(next, in_busy_[i]);
+  });
+  requested_out_.for_each([&](int o) {
+    if (out_busy_[o] > t) next = std::min(next, out_busy_[o]);
+  });
   if (next != UINT64_MAX) xbar_event_.notify(sc_time::from_value(next - t));
 }
 
@@ -149,6 +158,8 @@ void Switch::transfer(int in, int out, uint64_t t) {
     }
   }
   FABRICSIM_ASSERT(p->route_port == out, display_name_ + ": crossbar matched a wrong output");
+  if (!rows_[in].any()) pending_in_.reset(in);
+  if (!cols_[out].any()) requested_out_.reset(out);
   --pending_;
   ++transfers_;
 

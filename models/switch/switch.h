@@ -70,6 +70,8 @@ class Switch : public sc_core::sc_module, public PortOwner {
   std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
   std::vector<PortSet> rows_, cols_;
   PortSet free_in_, free_out_;
+  PortSet pending_in_;     // inputs with queued traffic
+  PortSet requested_out_;  // outputs that queued traffic waits for
   std::vector<int> match_;
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
   std::vector<Fifo<Packet*>> egress_;
