@@ -1,10 +1,12 @@
 #include "fabrics/elaborate.h"
 
 #include "models/core/errors.h"
+#include "models/core/scheduler.h"
 
 namespace fabricsim {
 
 System::System(const SystemSpec& spec) : spec_(spec) {
+  Scheduler::instance();  // first, so it sits at the top of the module hierarchy
   const topo::Graph& g = spec.graph;
   const topo::Routes routes = topo::compute_routes(g);
   std::vector<Endpoint*> ep_of_device(g.devices.size(), nullptr);

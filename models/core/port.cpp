@@ -20,16 +20,19 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
       rx_latency_ps_(rx_latency_ps) {
   tx.bind(*this);
   rx.bind(*this);
-  SC_HAS_PROCESS(Port);
-  SC_METHOD(tx_method);
-  sensitive << tx_event_;
-  dont_initialize();
-  SC_METHOD(rx_method);
-  sensitive << rx_event_;
-  dont_initialize();
-  SC_METHOD(credit_method);
-  sensitive << credit_event_;
-  dont_initialize();
+  Scheduler::instance();  // exists before the simulation starts
+  tx_alarm_ = Alarm{this, kTx};
+  rx_alarm_ = Alarm{this, kRx};
+  credit_alarm_ = Alarm{this, kCredit};
+}
+
+void Port::wake(uint32_t what) {
+  ++g_kernel_events;
+  switch (what) {
+    case kTx: tx_method(); break;
+    case kRx: rx_method(); break;
+    default: credit_method(); break;
+  }
 }
 
 void Port::attach(const LinkParams& link, const LinkParams& peer_link) {
@@ -44,16 +47,16 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link) {
 }
 
 void Port::tx_method() {
-  ++g_kernel_events;
   const uint64_t t = now();
+  Scheduler& sched = Scheduler::instance();
   if (busy_until_ > t) {
-    tx_event_.notify(sc_time::from_value(busy_until_ - t));
+    sched.set(tx_alarm_, busy_until_);
     return;
   }
   Packet* p = owner_->tx_peek(index_);
   if (!p) return;  // idle until the owner kicks
   if (p->head_ps > t) {
-    tx_event_.notify(sc_time::from_value(p->head_ps - t));
+    sched.set(tx_alarm_, p->head_ps);
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
@@ -62,8 +65,7 @@ void Port::tx_method() {
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;
     // Wake when the next credit return lands (or, if none is in flight, when one is sent).
-    if (!credit_fifo_.empty())
-      credit_event_.notify(sc_time::from_value(credit_fifo_.front().at_ps - t));
+    if (!credit_fifo_.empty()) sched.set(credit_alarm_, credit_fifo_.front().at_ps);
     return;
   }
   if (stall_since_ != UINT64_MAX) {
@@ -98,7 +100,7 @@ void Port::tx_method() {
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = sc_time::from_value(link_.latency_ps);
   tx->nb_transport_fw(*p, ph, d);
-  tx_event_.notify(sc_time::from_value(end - t));
+  sched.set(tx_alarm_, end);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
@@ -111,21 +113,17 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   c_.rx_payload_bytes += p.payload_bytes;
   c_.rx_packets += p.npackets;
   ++c_.rx_transactions;
-  if (was_empty) {
-    const uint64_t at = rx_at_head_ ? p.head_ps : p.tail_ps;
-    rx_event_.notify(sc_time::from_value(at - now()));
-  }
+  if (was_empty) Scheduler::instance().set(rx_alarm_, rx_at_head_ ? p.head_ps : p.tail_ps);
   return tlm::TLM_ACCEPTED;
 }
 
 void Port::rx_method() {
-  ++g_kernel_events;
   const uint64_t t = now();
   while (!arrivals_.empty()) {
     Packet* p = arrivals_.front();
     const uint64_t at = rx_at_head_ ? p->head_ps : p->tail_ps;
     if (at > t) {
-      rx_event_.notify(sc_time::from_value(at - t));
+      Scheduler::instance().set(rx_alarm_, at);
       return;
     }
     arrivals_.pop();
@@ -147,7 +145,7 @@ tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
   const bool was_empty = credit_fifo_.empty();
   credit_fifo_.push(CreditReturn{at, p.vc, p.link_bytes});
   // Credits are absorbed lazily by the transmitter; an event is needed only while it waits.
-  if (was_empty && stall_since_ != UINT64_MAX) credit_event_.notify(d);
+  if (was_empty && stall_since_ != UINT64_MAX) Scheduler::instance().set(credit_alarm_, at);
   return tlm::TLM_ACCEPTED;
 }
 
@@ -161,7 +159,6 @@ void Port::absorb_credits(uint64_t t) {
 }
 
 void Port::credit_method() {
-  ++g_kernel_events;
   if (stall_since_ != UINT64_MAX) kick();
 }
 

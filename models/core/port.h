@@ -27,6 +27,7 @@
 #include "models/core/fifo.h"
 #include "models/core/framing.h"
 #include "models/core/packet.h"
+#include "models/core/scheduler.h"
 #include "models/core/stats.h"
 
 namespace fabricsim {
@@ -57,6 +58,7 @@ class PortOwner {
 };
 
 class Port : public sc_core::sc_module,
+             public Wakeable,
              public tlm::tlm_fw_transport_if<fabric_protocol_types>,
              public tlm::tlm_bw_transport_if<fabric_protocol_types> {
  public:
@@ -79,7 +81,8 @@ class Port : public sc_core::sc_module,
 
   // The owner has new work for this port.
   void kick() {
-    if (busy_until_ <= now()) tx_event_.notify(sc_core::SC_ZERO_TIME);
+    const uint64_t t = now();
+    if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
   // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
   void release_rx(Packet* p, uint64_t after_ps = 0);
@@ -111,7 +114,10 @@ class Port : public sc_core::sc_module,
   unsigned int transport_dbg(Packet&) override { return 0; }
   void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
 
+  void wake(uint32_t what) override;
+
  private:
+  enum : uint32_t { kTx, kRx, kCredit };
   void tx_method();
   void rx_method();
   void credit_method();
@@ -137,7 +143,7 @@ class Port : public sc_core::sc_module,
   uint64_t stall_since_ = UINT64_MAX;
   Fifo<Packet*> arrivals_;
   Fifo<CreditReturn> credit_fifo_;
-  sc_core::sc_event tx_event_, rx_event_, credit_event_;
+  Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   LevelStat queue_;
   Counters c_;
 };

@@ -1,5 +1,5 @@
 // A queue of future callbacks whose times never decrease (a serialised resource: a
-// reduction engine, a compute unit). One pending sc_event for the whole queue.
+// reduction engine, a compute unit). One pending wake-up (Alarm) for the whole queue.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -8,18 +8,16 @@
 
 #include "models/core/errors.h"
 #include "models/core/fifo.h"
+#include "models/core/scheduler.h"
 #include "models/core/types.h"
 
 namespace fabricsim {
 
-class TimerQueue : public sc_core::sc_module {
+class TimerQueue : public sc_core::sc_module, public Wakeable {
  public:
   using Fn = std::function<void(uint64_t payload)>;
   TimerQueue(sc_core::sc_module_name n, Fn fn) : sc_module(n), fn_(std::move(fn)) {
-    SC_HAS_PROCESS(TimerQueue);
-    SC_METHOD(fire);
-    sensitive << ev_;
-    dont_initialize();
+    alarm_ = Alarm{this, 0};
   }
   // Call fn(payload) at absolute time at_ps (>= now and >= every earlier entry).
   void at(uint64_t at_ps, uint64_t payload) {
@@ -27,7 +25,7 @@ class TimerQueue : public sc_core::sc_module {
     FABRICSIM_ASSERT(at_ps >= now, std::string(name()) + ": timer in the past");
     FABRICSIM_ASSERT(q_.empty() || q_.at(q_.size() - 1).at_ps <= at_ps,
                      std::string(name()) + ": timers out of order");
-    if (q_.empty()) ev_.notify(sc_core::sc_time::from_value(at_ps - now));
+    if (q_.empty()) Scheduler::instance().set(alarm_, at_ps);
     q_.push(Entry{at_ps, payload});
   }
   bool empty() const { return q_.empty(); }
@@ -37,15 +35,15 @@ class TimerQueue : public sc_core::sc_module {
     uint64_t at_ps;
     uint64_t payload;
   };
-  void fire() {
+  void wake(uint32_t) override {
     ++g_kernel_events;
     const uint64_t now = sc_core::sc_time_stamp().value();
     while (!q_.empty() && q_.front().at_ps <= now) fn_(q_.pop().payload);
-    if (!q_.empty()) ev_.notify(sc_core::sc_time::from_value(q_.front().at_ps - now));
+    if (!q_.empty()) Scheduler::instance().set(alarm_, q_.front().at_ps);
   }
   Fn fn_;
   Fifo<Entry> q_;
-  sc_core::sc_event ev_;
+  Alarm alarm_;
 };
 
 }  // namespace fabricsim

@@ -42,10 +42,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
     voq_.resize(size_t(n_) * n_);
   else
     inq_.resize(n_);
-  SC_HAS_PROCESS(Switch);
-  SC_METHOD(xbar_method);
-  sensitive << xbar_event_;
-  dont_initialize();
+  xbar_alarm_ = Alarm{this, 0};
 }
 
 void Switch::end_of_elaboration() {
@@ -86,7 +83,7 @@ void Switch::rx_arrive(int in, Packet* p) {
   out_load_[p->route_port] += p->payload_bytes;
   enqueue(in, p);
   ++pending_;
-  xbar_event_.notify(sc_core::SC_ZERO_TIME);
+  Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
 void Switch::enqueue(int in, Packet* p) {
@@ -135,7 +132,7 @@ void Switch::xbar_method() {
   requested_out_.for_each([&](int o) {
     if (out_busy_[o] > t) next = std::min(next, out_busy_[o]);
   });
-  if (next != UINT64_MAX) xbar_event_.notify(sc_time::from_value(next - t));
+  if (next != UINT64_MAX) Scheduler::instance().set(xbar_alarm_, next);
 }
 
 void Switch::transfer(int in, int out, uint64_t t) {
@@ -193,7 +190,7 @@ void Switch::tx_pop(int port, Packet* p) {
   egress_bytes_[port] -= p->payload_bytes;
   out_load_[port] -= p->payload_bytes;
   ports_[port]->queue_stat().set(Port::now(), egress_bytes_[port]);
-  if (pending_ > 0) xbar_event_.notify(sc_core::SC_ZERO_TIME);
+  if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
 nlohmann::json Switch::stats_json(uint64_t) const {

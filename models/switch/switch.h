@@ -32,7 +32,7 @@ struct SwitchParams {
   std::string route_select = "adaptive";  // "adaptive" (least queued) | "hash" (entropy)
 };
 
-class Switch : public sc_core::sc_module, public PortOwner {
+class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
  public:
   // `used_ports`: indices that will be bound; the others exist but are unconnected.
   Switch(sc_core::sc_module_name n, std::string display_name, const SwitchParams& p,
@@ -49,6 +49,7 @@ class Switch : public sc_core::sc_module, public PortOwner {
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
+  void wake(uint32_t) override { xbar_method(); }
 
  private:
   void end_of_elaboration() override;
@@ -80,7 +81,7 @@ class Switch : public sc_core::sc_module, public PortOwner {
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
   uint64_t pending_ = 0;              // transactions in input queues
   uint64_t transfers_ = 0, arbitrations_ = 0;
-  sc_core::sc_event xbar_event_;
+  Alarm xbar_alarm_;
 };
 
 }  // namespace fabricsim
