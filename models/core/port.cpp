@@ -42,6 +42,7 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link) {
   link_ = link;
   peer_link_ = peer_link;
   ser_ = Serializer(link.rate_bps);
+  latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
   credits_.assign(link.vcs, peer_link.rx_buffer_bytes);
 }
@@ -98,7 +99,7 @@ void Port::tx_method() {
   busy_until_ = end;
 
   Phase ph = tlm::BEGIN_REQ;
-  sc_time d = sc_time::from_value(link_.latency_ps);
+  sc_time d = latency_;
   tx->nb_transport_fw(*p, ph, d);
   sched.set(tx_alarm_, end);
 }

@@ -104,7 +104,7 @@ class Port : public sc_core::sc_module,
   };
   const Counters& counters() const { return c_; }
 
-  static uint64_t now() { return sc_core::sc_time_stamp().value(); }
+  static uint64_t now() { return Scheduler::now(); }
 
   // tlm interfaces
   tlm::tlm_sync_enum nb_transport_fw(Packet& p, Phase& ph, sc_core::sc_time& d) override;
@@ -138,6 +138,7 @@ class Port : public sc_core::sc_module,
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
   Serializer ser_;
+  sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
   uint64_t busy_until_ = 0;
   std::vector<uint64_t> credits_;
   uint64_t stall_since_ = UINT64_MAX;

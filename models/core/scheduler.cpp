@@ -8,6 +8,8 @@ namespace {
 Scheduler* g_scheduler = nullptr;
 }
 
+uint64_t Scheduler::now_ps_ = 0;
+
 Scheduler& Scheduler::instance() {
   if (!g_scheduler) g_scheduler = new Scheduler("fabric_scheduler");  // lives as long as the kernel
   return *g_scheduler;
@@ -55,24 +57,25 @@ Scheduler::Entry Scheduler::pop() {
 }
 
 void Scheduler::arm(uint64_t t_ps) {
-  const uint64_t now_ps = now();
+  const uint64_t now_ps = sc_core::sc_time_stamp().value();
   FABRICSIM_ASSERT(t_ps >= now_ps, "scheduler: wake-up in the past");
   armed_for_ = t_ps;
   ev_.notify(sc_core::sc_time::from_value(t_ps - now_ps));
 }
 
 void Scheduler::run() {
-  const uint64_t now_ps = now();
+  const uint64_t now_ps = sc_core::sc_time_stamp().value();
+  now_ps_ = now_ps;
   armed_for_ = UINT64_MAX;
   // Wake-ups set for `now` while running are served in this same activation.
-  while (!heap_.empty() && heap_[0].t <= now_ps) {
+  while (!heap_.empty() && heap_[0].t() <= now_ps) {
     const Entry e = pop();
     Alarm& a = *e.alarm;
-    if (a.when != e.t) continue;  // superseded by an earlier set(), already served
+    if (a.when != e.t()) continue;  // superseded by an earlier set(), already served
     a.when = UINT64_MAX;
     a.target->wake(a.what);
   }
-  if (!heap_.empty()) arm(heap_[0].t);
+  if (!heap_.empty()) arm(heap_[0].t());
 }
 
 }  // namespace fabricsim

@@ -41,18 +41,21 @@ class Scheduler : public sc_core::sc_module {
   void set(Alarm& a, uint64_t t_ps) {
     if (t_ps >= a.when) return;
     a.when = t_ps;
-    push(Entry{t_ps, seq_++, &a});
+    push(Entry{(u128(t_ps) << 64) | seq_++, &a});
     if (t_ps < armed_for_) arm(t_ps);
   }
-  static uint64_t now() { return sc_core::sc_time_stamp().value(); }
+  // Current simulated time in ps. Model code runs inside the calendar's activation (or
+  // at time 0 from an SC_METHOD started by the kernel), where this equals
+  // sc_time_stamp() without the library call.
+  static uint64_t now() { return now_ps_; }
 
  private:
   explicit Scheduler(sc_core::sc_module_name n);
   struct Entry {
-    uint64_t t;
-    uint64_t seq;
+    u128 key;  // time << 64 | insertion sequence: one comparison orders by both
     Alarm* alarm;
-    bool before(const Entry& o) const { return t < o.t || (t == o.t && seq < o.seq); }
+    uint64_t t() const { return uint64_t(key >> 64); }
+    bool before(const Entry& o) const { return key < o.key; }
   };
   void push(const Entry& e);
   Entry pop();
@@ -62,6 +65,7 @@ class Scheduler : public sc_core::sc_module {
   std::vector<Entry> heap_;
   uint64_t seq_ = 0;
   uint64_t armed_for_ = UINT64_MAX;
+  static uint64_t now_ps_;
   sc_core::sc_event ev_;
 };
 
