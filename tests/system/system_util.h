@@ -1,0 +1,61 @@
+// Helpers for system tests: run the fabricsim binary as a user would and read its
+// results.json.
+#pragma once
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+namespace fabricsim::systest {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string out, err;
+  nlohmann::json results;  // results.json when --out was given and the run succeeded
+};
+
+inline std::string source(const std::string& rel) {
+  return std::string(FABRICSIM_SOURCE_DIR) + "/" + rel;
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// Runs `fabricsim ARGS` (each arg single-quoted for the shell); with `out_dir` adds
+// --out and parses results.json.
+inline RunResult run_fabricsim(const std::vector<std::string>& args,
+                               const std::string& out_dir = "") {
+  std::string cmd = std::string("'") + FABRICSIM_BINARY + "'";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  if (!out_dir.empty()) cmd += " --out '" + out_dir + "'";
+  const std::string tag = std::to_string(::getpid());
+  const std::string o = "/tmp/fabricsim_systest_" + tag + ".out";
+  const std::string e = "/tmp/fabricsim_systest_" + tag + ".err";
+  cmd += " >'" + o + "' 2>'" + e + "' </dev/null";
+  RunResult r;
+  const int status = std::system(cmd.c_str());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(o);
+  r.err = slurp(e);
+  std::remove(o.c_str());
+  std::remove(e.c_str());
+  if (!out_dir.empty() && r.exit_code == 0)
+    r.results = nlohmann::json::parse(slurp(out_dir + "/results.json"));
+  return r;
+}
+
+inline std::string fresh_dir(const std::string& name) {
+  const std::string d = "/tmp/fabricsim_systest_" + name + "_" + std::to_string(::getpid());
+  std::system(("rm -rf '" + d + "'").c_str());
+  return d;
+}
+
+}  // namespace fabricsim::systest
