@@ -52,6 +52,42 @@ TEST(DgxH100, RingAllReduce8GiBBusBwWithin5PercentOfPublished) {
   expect_accounting_clean(r.results);
 }
 
+// REFERENCE.md cases 3 and 4 (ring part), by the same mechanisms on other NVLink
+// generations: the busbw ceiling is links x per-link rate x 128/160 framing.
+struct Generation {
+  const char* config;
+  double published_busbw_GBps;  // nccl-tests, 8 GiB
+  double ceiling_GBps;          // links x GB/s per link x 0.8
+};
+
+void PrintTo(const Generation& g, std::ostream* os) { *os << g.config; }
+
+class NvlinkGeneration : public ::testing::TestWithParam<Generation> {};
+
+TEST_P(NvlinkGeneration, RingAllReduce8GiBWithin5PercentOfPublished) {
+  const Generation g = GetParam();
+  RunResult r = run_fabricsim({"run", source(g.config), "--set", "workload.min_bytes=8GiB",
+                               "--set", "workload.max_bytes=8GiB", "--quiet"},
+                              fresh_dir("gen"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const double busbw = row_of(r.results, 8ull << 30)["busbw_GBps"].get<double>();
+  RecordProperty("busbw_GBps", std::to_string(busbw));
+  EXPECT_NEAR(busbw / g.published_busbw_GBps, 1.0, 0.05);
+  EXPECT_LE(busbw, g.ceiling_GBps * 1.0005);
+  EXPECT_GE(busbw, g.ceiling_GBps * 0.99);
+  expect_accounting_clean(r.results);
+}
+
+// DGX A100: 12 NVLink3 x 25 GB/s x 0.8 = 240 GB/s ceiling; published ~230 (nccl-tests#149).
+// HGX B200: 18 NVLink5 x 50 GB/s x 0.8 = 720 GB/s ceiling; published ~722 (nccl#1807).
+INSTANTIATE_TEST_SUITE_P(
+    Configs, NvlinkGeneration,
+    ::testing::Values(Generation{"configs/dgx_a100.yaml", 230.0, 240.0},
+                      Generation{"configs/hgx_b200.yaml", 722.0, 720.0}),
+    [](const ::testing::TestParamInfo<Generation>& i) {
+      return std::string(i.param.config).substr(8, std::string(i.param.config).size() - 13);
+    });
+
 // Acceptance 5, second half: small messages are latency-bound, well below the peak.
 TEST(DgxH100, OneMiBBusBwIsWellBelowPeak) {
   const std::string out = fresh_dir("dgx1m");
