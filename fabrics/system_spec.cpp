@@ -210,6 +210,7 @@ class Loader {
         d.endpoint.ports = d.ports;
         d.endpoint.memory_bandwidth_Bps = p.bandwidth_bps("memory_bandwidth") / 8;
         d.endpoint.aggregate_bytes = s_.aggregate_bytes;
+        d.endpoint.seed = s_.seed;
       }
       s_.device_types[name] = d;
       device_params_[name] = p;

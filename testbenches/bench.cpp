@@ -51,9 +51,10 @@ RingBench::RingBench(int n, const EndpointParams& ep, const LinkParams& link) {
   }
 }
 
-UniformSource::UniformSource(Endpoint& ep, int n_endpoints, uint32_t bytes, uint64_t seed,
-                             int depth)
-    : ep_(ep), n_(n_endpoints), bytes_(bytes), rng_(seed, ep.display_name()), depth_(depth) {
+UniformSource::UniformSource(sc_core::sc_module_name n, Endpoint& ep, int n_endpoints,
+                             uint32_t bytes, uint64_t seed, int depth)
+    : sc_module(n),
+      ep_(ep), n_(n_endpoints), bytes_(bytes), rng_(seed, ep.display_name()), depth_(depth) {
   ep_.on_sent([this](uint64_t, PacketKind) {
     --queued_;
     refill();
@@ -70,9 +71,9 @@ void UniformSource::refill() {
   }
 }
 
-ThroughputMonitor::ThroughputMonitor(std::vector<Endpoint*> eps, uint64_t start_ps,
-                                     uint64_t end_ps)
-    : start_ps_(start_ps), end_ps_(end_ps) {
+ThroughputMonitor::ThroughputMonitor(sc_core::sc_module_name n, std::vector<Endpoint*> eps,
+                                     uint64_t start_ps, uint64_t end_ps)
+    : sc_module(n), start_ps_(start_ps), end_ps_(end_ps) {
   for (Endpoint* e : eps)
     e->on_delivery([this](const Endpoint::Delivery& d) {
       const uint64_t t = sc_core::sc_time_stamp().value();

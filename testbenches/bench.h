@@ -34,9 +34,10 @@ struct RingBench {
 
 // Keeps an endpoint's DMA queue topped up with single-packet messages to uniformly random
 // other endpoints: a saturated Bernoulli-uniform source (offered load 100%).
-class UniformSource {
+class UniformSource : public sc_core::sc_module {
  public:
-  UniformSource(Endpoint& ep, int n_endpoints, uint32_t bytes, uint64_t seed, int depth = 8);
+  UniformSource(sc_core::sc_module_name n, Endpoint& ep, int n_endpoints, uint32_t bytes,
+                uint64_t seed, int depth = 8);
 
  private:
   void refill();
@@ -49,9 +50,10 @@ class UniformSource {
 };
 
 // Counts payload bytes delivered to a set of endpoints inside a time window.
-class ThroughputMonitor {
+class ThroughputMonitor : public sc_core::sc_module {
  public:
-  ThroughputMonitor(std::vector<Endpoint*> eps, uint64_t start_ps, uint64_t end_ps);
+  ThroughputMonitor(sc_core::sc_module_name n, std::vector<Endpoint*> eps, uint64_t start_ps,
+                    uint64_t end_ps);
   uint64_t bytes() const { return bytes_; }
 
  private:

@@ -180,6 +180,7 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   j["busy_ps"] = c_.busy_ps;
   j["utilisation"] = now_ps ? double(c_.busy_ps) / double(now_ps) : 0.0;
   j["credit_stall_ps"] = c_.credit_stall_ps;
+  // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();
   j["queue_depth_avg_bytes"] = queue_.average(now_ps);
   return j;

@@ -8,7 +8,11 @@ namespace fabricsim {
 
 Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
                    const EndpointParams& p)
-    : sc_module(n), display_name_(std::move(display_name)), id_(id), params_(p) {
+    : sc_module(n),
+      display_name_(std::move(display_name)),
+      id_(id),
+      params_(p),
+      rng_(p.seed, display_name_) {
   for (int i = 0; i < p.ports; ++i)
     ports_.push_back(std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                             display_name_ + ".port[" + std::to_string(i) + "]",
@@ -52,6 +56,7 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   m.tag = tag;
   (kind == PacketKind::kData ? data_ : control_).msgs.push_back(m);
   ++active_;
+  backlog_.set(Port::now(), backlog_.level() + bytes);
   reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
   return m.id;
 }
@@ -96,7 +101,7 @@ Packet* Endpoint::cut(Queue& q, int port) {
     p->packet_payload = packet_payload_;
     p->npackets = uint32_t((bytes + packet_payload_ - 1) / packet_payload_);
     p->vc = m.vc;
-    p->entropy = uint16_t(p->seq);
+    p->entropy = uint16_t(rng_.next());
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
     ++m.unsent;
@@ -120,6 +125,7 @@ void Endpoint::tx_pop(int port, Packet* p) {
   staged_msg_[port] = nullptr;
   --m.unsent;
   bytes_sent_ += p->payload_bytes;
+  backlog_.set(Port::now(), backlog_.level() - p->payload_bytes);
   if (m.next_offset == m.bytes && m.unsent == 0) {
     --active_;
     m.done = true;
@@ -165,8 +171,10 @@ uint64_t Endpoint::reduce(uint64_t bytes) {
   return reduce_busy_ps_;
 }
 
-nlohmann::json Endpoint::stats_json(uint64_t) const {
+nlohmann::json Endpoint::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
+  j["dma_backlog_max_bytes"] = backlog_.max();
+  j["dma_backlog_avg_bytes"] = backlog_.average(now_ps);
   j["bytes_sent"] = bytes_sent_;
   j["bytes_received"] = bytes_received_;
   j["messages_delivered"] = msgs_delivered_;

@@ -15,6 +15,7 @@
 #include <systemc>
 
 #include "models/core/port.h"
+#include "models/core/rng.h"
 #include "models/switch/arbiter.h"
 
 namespace fabricsim {
@@ -23,6 +24,7 @@ struct EndpointParams {
   int ports = 1;
   uint64_t memory_bandwidth_Bps = 0;  // bytes/s; a reduction of B bytes moves 3B (2 reads, 1 write)
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
+  uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
 };
 
 class Endpoint : public sc_core::sc_module, public PortOwner {
@@ -103,6 +105,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to
   std::unordered_map<uint64_t, uint64_t> rx_msgs_;  // msg id -> payload bytes received
   uint64_t next_msg_ = 0, next_seq_ = 0;
+  Rng rng_;                         // entropy values (ECMP/spraying selectors)
+  LevelStat backlog_;               // payload bytes queued in the DMA, not yet on a wire
   uint64_t reduce_busy_ps_ = 0, reduce_bytes_ = 0;
   uint64_t bytes_sent_ = 0, bytes_received_ = 0, msgs_delivered_ = 0;
   uint64_t latency_sum_ps_ = 0, latency_max_ps_ = 0, rx_txns_ = 0;

@@ -152,6 +152,7 @@ void Switch::transfer(int in, int out, uint64_t t) {
       const int nh = inq_[in].front()->route_port;
       rows_[in].set(nh);
       cols_[nh].set(in);
+      requested_out_.set(nh);
     }
   }
   FABRICSIM_ASSERT(p->route_port == out, display_name_ + ": crossbar matched a wrong output");

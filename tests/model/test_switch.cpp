@@ -27,11 +27,12 @@ double saturation_throughput(const std::string& queues, const std::string& arbit
   std::vector<std::unique_ptr<tb::UniformSource>> sources;
   std::vector<Endpoint*> sinks;
   for (int i = 0; i < n; ++i) {
-    sources.push_back(std::make_unique<tb::UniformSource>(*bench.eps[i], n, 128, 7));
+    sources.push_back(std::make_unique<tb::UniformSource>(
+        ("source" + std::to_string(i)).c_str(), *bench.eps[i], n, 128, 7));
     sinks.push_back(bench.eps[i].get());
   }
   const uint64_t warmup = 20'000'000, window = 80'000'000;  // 20 us, 80 us
-  tb::ThroughputMonitor mon(sinks, warmup, warmup + window);
+  tb::ThroughputMonitor mon("monitor", sinks, warmup, warmup + window);
   sc_core::sc_start(sc_core::sc_time::from_value(warmup + window));
   const double capacity = n * (double(link.rate_bps) / 8 * 128.0 / 160.0) * (window * 1e-12);
   return double(mon.bytes()) / capacity;
