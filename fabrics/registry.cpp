@@ -47,6 +47,12 @@ std::vector<TypeEntry> build() {
            "packet's payload = per-packet simulation. Every link's rx_buffer must hold one "
            "such transaction.",
            0),
+         P("aggregate_min_message", Kind::kBytes, "0B", "bytes",
+           "Messages smaller than this always move packet by packet, so latency-bound "
+           "traffic (small collectives, acks, flags) keeps per-packet interleaving; larger "
+           "ones are aggregated (bandwidth-bound, where aggregation converges). 0B: "
+           "aggregate every message.",
+           0),
          P("time_limit", Kind::kTime, "60s", "simulated time",
            "Stop with an error if the workload has not finished by this simulated time.", 1),
          P("functional", Kind::kBool, "false", "",

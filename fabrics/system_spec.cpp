@@ -134,6 +134,7 @@ class Loader {
       p.fail("aggregate_bytes", "aggregate_bytes " + format_bytes(s_.aggregate_bytes) +
                                     " is larger than the 1GiB a transaction can carry",
              "use 64KiB or less");
+    s_.aggregate_min_message = p.bytes("aggregate_min_message");
     s_.time_limit_ps = p.time_ps("time_limit");
     s_.functional = p.boolean("functional");
     sim_params_ = p;
@@ -211,6 +212,7 @@ class Loader {
         d.endpoint.memory_bandwidth_Bps = p.bandwidth_bps("memory_bandwidth") / 8;
         d.endpoint.aggregate_bytes = s_.aggregate_bytes;
         d.endpoint.seed = s_.seed;
+        d.endpoint.aggregate_min_message = s_.aggregate_min_message;
       }
       s_.device_types[name] = d;
       device_params_[name] = p;

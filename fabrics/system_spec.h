@@ -46,6 +46,7 @@ struct SystemSpec {
   std::string name;
   uint64_t seed = 1;
   uint64_t aggregate_bytes = 0;
+  uint64_t aggregate_min_message = 0;
   uint64_t time_limit_ps = 0;
   bool functional = false;
   std::map<std::string, LinkParams> link_types;

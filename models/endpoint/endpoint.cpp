@@ -77,17 +77,20 @@ Packet* Endpoint::cut(Queue& q, int port) {
       continue;
     }
     if (!reach_[m.dst].test(port)) continue;
-    // With aggregation on, a message is cut into a multiple of k equal transactions
+    // Small messages, and every message when aggregation is off, go packet by packet.
+    // With aggregation on, a large message is cut into a multiple of k equal transactions
     // (k = ports reaching the destination), each at most txn_payload_ and in whole
     // packets, so that every message is striped evenly over every port as it would be
     // packet by packet.
-    const uint64_t ways = reach_count_[m.dst];
-    const uint64_t rounds = (m.bytes + ways * txn_payload_ - 1) / (ways * txn_payload_);
-    const uint64_t pieces = ways * rounds;
-    const uint64_t share = ((m.bytes + pieces - 1) / pieces + packet_payload_ - 1) /
-                           packet_payload_ * packet_payload_;
-    const uint64_t bytes =
-        std::min({m.bytes - m.next_offset, uint64_t(txn_payload_), share});
+    uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, packet_payload_);
+    if (txn_payload_ > packet_payload_ && m.bytes >= params_.aggregate_min_message) {
+      const uint64_t ways = reach_count_[m.dst];
+      const uint64_t rounds = (m.bytes + ways * txn_payload_ - 1) / (ways * txn_payload_);
+      const uint64_t pieces = ways * rounds;
+      const uint64_t share = ((m.bytes + pieces - 1) / pieces + packet_payload_ - 1) /
+                             packet_payload_ * packet_payload_;
+      bytes = std::min({m.bytes - m.next_offset, uint64_t(txn_payload_), share});
+    }
     Packet* p = PacketPool::global().acquire();
     p->src = id_;
     p->dst = m.dst;

@@ -24,6 +24,7 @@ struct EndpointParams {
   int ports = 1;
   uint64_t memory_bandwidth_Bps = 0;  // bytes/s; a reduction of B bytes moves 3B (2 reads, 1 write)
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
+  uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
 };
 
