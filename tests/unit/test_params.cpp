@@ -106,11 +106,11 @@ TEST(Params, NotAMap) {
 
 TEST(Params, UnknownKeySuggestsTheNearest) {
   EXPECT_EQ(parse_error("    ports: 8\n    lane_rte: 400Gb/s\n"),
-            "f.yaml:4:5: device_types.h100: unknown key 'lane_rte'; did you mean 'lane_rate'? "
+            "f.yaml:4:5: device_types.h100.lane_rte: unknown key 'lane_rte'; did you mean 'lane_rate'? "
             "known keys: lane_rate, lanes, latency, buffer, efficiency, ecn, name, arbiter, "
             "weights, ports");
   EXPECT_EQ(parse_error("    lane_rate: 400Gb/s\n    ports: 8\n    colour: red\n"),
-            "f.yaml:5:5: device_types.h100: unknown key 'colour'; known keys: lane_rate, lanes, "
+            "f.yaml:5:5: device_types.h100.colour: unknown key 'colour'; known keys: lane_rate, lanes, "
             "latency, buffer, efficiency, ecn, name, arbiter, weights, ports");
 }
 
@@ -252,7 +252,7 @@ TEST(Params, OverriddenValuesAreLocatedAsSet) {
     parse_params(device_spec(), root["device_types"]["h100"], kFile, kPath);
     FAIL();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("f.yaml:<--set>: device_types.h100: unknown key "
+    EXPECT_NE(std::string(e.what()).find("f.yaml:<--set>: device_types.h100.lane_rat: unknown key "
                                          "'lane_rat'; did you mean 'lane_rate'?"),
               std::string::npos);
   }

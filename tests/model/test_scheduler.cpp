@@ -1,0 +1,265 @@
+// The fabric calendar (models/core/scheduler.h): Alarm semantics and wake-up order.
+// One SystemC kernel per process: ctest runs each TEST in its own process.
+#include "models/core/scheduler.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <tuple>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <systemc>
+
+#include "models/core/rng.h"
+
+using namespace fabricsim;
+
+namespace {
+
+struct WakeRecord {
+  uint64_t t_ps;        // sc_time_stamp() at the wake
+  uint32_t what;        // the alarm's tag
+  uint64_t delta;       // sc_delta_count(): equal means the same calendar activation
+  uint64_t sched_now;   // Scheduler::now() at the wake
+};
+
+// Records every wake; optionally runs a hook (which may set alarms) after recording.
+class Recorder : public Wakeable {
+ public:
+  void wake(uint32_t what) override {
+    log.push_back(WakeRecord{sc_core::sc_time_stamp().value(), what,
+                             uint64_t(sc_core::sc_delta_count()), Scheduler::now()});
+    if (hook) hook(what);
+  }
+  std::vector<WakeRecord> log;
+  std::function<void(uint32_t)> hook;
+
+  std::vector<std::pair<uint64_t, uint32_t>> times_and_tags() const {
+    std::vector<std::pair<uint64_t, uint32_t>> v;
+    for (const WakeRecord& r : log) v.emplace_back(r.t_ps, r.what);
+    return v;
+  }
+};
+
+using Log = std::vector<std::pair<uint64_t, uint32_t>>;
+
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+
+}  // namespace
+
+// The default time resolution is 1 ps: the calendar's integer times are sc_time values.
+TEST(Scheduler, AlarmsFireAtTheirTimes) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1}, b{&rec, 2}, c{&rec, 3};
+  s.set(a, 1000);
+  s.set(b, 500);
+  s.set(c, 12'345'678);
+  EXPECT_TRUE(a.pending());
+  EXPECT_EQ(a.when, 1000u);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{500, 2}, {1000, 1}, {12'345'678, 3}}));
+  for (const WakeRecord& r : rec.log) EXPECT_EQ(r.sched_now, r.t_ps) << "tag " << r.what;
+  EXPECT_FALSE(a.pending());
+  EXPECT_FALSE(b.pending());
+  EXPECT_FALSE(c.pending());
+  EXPECT_EQ(now_ps(), 12'345'678u);
+}
+
+TEST(Scheduler, AlarmAtTimeZeroFiresAtTimeZero) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 7};
+  s.set(a, 0);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{0, 7}}));
+}
+
+// Setting an earlier time supersedes the pending one: one wake, at the earlier time.
+TEST(Scheduler, EarlierSetSupersedes) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1};
+  s.set(a, 1000);
+  s.set(a, 400);
+  EXPECT_EQ(a.when, 400u);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{400, 1}}));
+  EXPECT_FALSE(a.pending());
+}
+
+// Setting a later (or equal) time while one is pending is ignored.
+TEST(Scheduler, LaterSetWhilePendingIsIgnored) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1};
+  s.set(a, 400);
+  s.set(a, 1000);
+  s.set(a, 400);
+  EXPECT_EQ(a.when, 400u);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{400, 1}}));
+}
+
+// Superseded at 1000 by 400; re-set to 1000 from its own wake at 400. The stale calendar
+// entry at 1000 and the new one coincide: it must still fire exactly once at 1000.
+TEST(Scheduler, ReSetToSupersededTimeFiresOnce) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1};
+  rec.hook = [&](uint32_t) {
+    if (rec.log.size() == 1) s.set(a, 1000);
+  };
+  s.set(a, 1000);
+  s.set(a, 400);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{400, 1}, {1000, 1}}));
+}
+
+// Wake-ups at equal times run in the order of the set() calls that scheduled them.
+TEST(Scheduler, EqualTimesFireInSetOrder) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  std::vector<Alarm> al(6);
+  for (uint32_t i = 0; i < al.size(); ++i) al[i] = Alarm{&rec, i};
+  s.set(al[3], 700);
+  s.set(al[0], 700);
+  s.set(al[5], 700);
+  s.set(al[1], 900);  // first set at 900 ...
+  s.set(al[4], 700);
+  s.set(al[1], 700);  // ... moved to 700 here: it orders by this later set() call
+  s.set(al[2], 700);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{700, 3}, {700, 0}, {700, 5}, {700, 4}, {700, 1}, {700, 2}}));
+  // All served in one calendar activation.
+  for (const WakeRecord& r : rec.log) EXPECT_EQ(r.delta, rec.log[0].delta);
+}
+
+// An alarm re-set from inside its own wake at the current time fires again in the same
+// timestep (and, per the calendar's contract, the same activation).
+TEST(Scheduler, ReSetAtNowFromOwnWakeFiresAgainSameTimestep) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1};
+  rec.hook = [&](uint32_t) {
+    if (rec.log.size() < 3) s.set(a, Scheduler::now());
+  };
+  s.set(a, 300);
+  sc_core::sc_start();
+  ASSERT_EQ(rec.times_and_tags(), (Log{{300, 1}, {300, 1}, {300, 1}}));
+  EXPECT_EQ(rec.log[1].delta, rec.log[0].delta);
+  EXPECT_EQ(rec.log[2].delta, rec.log[0].delta);
+  EXPECT_FALSE(a.pending());
+}
+
+// Alarms set during a timestep for that same time run after the ones already due then.
+TEST(Scheduler, SetAtNowDuringTimestepRunsAfterEarlierSets) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1}, b{&rec, 2}, c{&rec, 3};
+  rec.hook = [&](uint32_t what) {
+    if (what == 1) s.set(c, Scheduler::now());
+  };
+  s.set(a, 300);
+  s.set(b, 300);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{300, 1}, {300, 2}, {300, 3}}));
+}
+
+// From inside a wake: a later time fires later; moving a pending alarm earlier works;
+// moving it later is ignored.
+TEST(Scheduler, SetsFromInsideWakes) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1}, b{&rec, 2}, c{&rec, 3};
+  rec.hook = [&](uint32_t what) {
+    if (what != 1) return;
+    s.set(b, now_ps() + 500);  // 600
+    s.set(c, 450);             // earlier than its pending 5000
+    s.set(b, now_ps() + 900);  // later than its pending 600: ignored
+  };
+  s.set(a, 100);
+  s.set(c, 5000);
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{100, 1}, {450, 3}, {600, 2}}));
+}
+
+// Many alarms, each set one to three times at random (many ties): every alarm fires once,
+// at the earliest time asked for, and the whole log is ordered by (time, sequence of the
+// set() call that fixed that time). Exercises the 4-ary heap well beyond one level.
+TEST(Scheduler, RandomAlarmsFireOnceInTimeThenSetOrder) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Rng rng(11, "scheduler_test");
+  const uint32_t n = 2000;
+  std::vector<Alarm> al(n);
+  for (uint32_t i = 0; i < n; ++i) al[i] = Alarm{&rec, i};
+  struct Expect {
+    uint64_t t = UINT64_MAX;
+    uint64_t seq = 0;
+  };
+  std::vector<Expect> ex(n);
+  uint64_t seq = 0;
+  // Interleave the alarms' sets so that supersessions happen across the whole heap.
+  for (int round = 0; round < 3; ++round) {
+    for (uint32_t i = 0; i < n; ++i) {
+      if (round > 0 && rng.below(2) == 0) continue;
+      const uint64_t t = 1 + rng.below(400);  // 2000 alarms in 400 times: many ties
+      s.set(al[i], t);
+      if (t < ex[i].t) ex[i] = Expect{t, seq};
+      ++seq;
+    }
+  }
+  std::vector<uint32_t> order(n);
+  for (uint32_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t x, uint32_t y) {
+    return std::tie(ex[x].t, ex[x].seq) < std::tie(ex[y].t, ex[y].seq);
+  });
+  Log expected;
+  for (uint32_t i : order) expected.emplace_back(ex[i].t, i);
+  sc_core::sc_start();
+  const Log got = rec.times_and_tags();
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t k = 0; k < got.size(); ++k)
+    ASSERT_EQ(got[k], expected[k]) << "wake #" << k;
+}
+
+// Random chains: every wake sets one or two random alarms at now + [0, 50] (often at now,
+// often an alarm that is already pending). Checked against an independent model of each
+// alarm's pending time: `when` follows min(pending, new) on every set, each wake happens
+// exactly at the modelled time, wake times never decrease, and nothing is left pending.
+TEST(Scheduler, RandomChainsNeverGoBackInTimeOrLoseWakes) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Rng rng(12, "scheduler_chains");
+  const uint32_t n = 64;
+  std::vector<Alarm> al(n);
+  std::vector<uint64_t> expected_when(n, UINT64_MAX);  // our own model of each alarm
+  for (uint32_t i = 0; i < n; ++i) al[i] = Alarm{&rec, i};
+  uint64_t wakes_left = 20'000;
+  bool bad = false;
+  auto model_set = [&](uint32_t i, uint64_t t) {
+    s.set(al[i], t);
+    if (t < expected_when[i]) expected_when[i] = t;
+    if (al[i].when != expected_when[i]) bad = true;
+  };
+  rec.hook = [&](uint32_t what) {
+    if (expected_when[what] != now_ps()) bad = true;  // fired at the time we expected
+    expected_when[what] = UINT64_MAX;
+    if (wakes_left == 0) return;
+    --wakes_left;
+    const int sets = 1 + int(rng.below(2));
+    for (int k = 0; k < sets; ++k) model_set(uint32_t(rng.below(n)), now_ps() + rng.below(51));
+  };
+  for (uint32_t i = 0; i < n; ++i) model_set(i, rng.below(100));
+  sc_core::sc_start();
+  EXPECT_FALSE(bad);
+  for (size_t k = 1; k < rec.log.size(); ++k)
+    ASSERT_LE(rec.log[k - 1].t_ps, rec.log[k].t_ps) << "wake #" << k;
+  for (uint32_t i = 0; i < n; ++i) {
+    EXPECT_FALSE(al[i].pending()) << "alarm " << i << " still pending at the end";
+    EXPECT_EQ(expected_when[i], UINT64_MAX) << "alarm " << i << " never fired";
+  }
+  EXPECT_GE(rec.log.size(), 20'000u);  // the chains ran until the budget was spent
+}
