@@ -68,7 +68,8 @@ std::vector<TypeEntry> build() {
          P("lane_rate", Kind::kBandwidth, "", "Gb/s (per lane, per direction)",
            "Data rate of one lane after line coding.", 1),
          P("encoding_efficiency", Kind::kReal, "1.0", "ratio",
-           "Line-code efficiency applied to lanes x lane_rate (e.g. 128/130 for PCIe Gen5).",
+           "Line-code efficiency applied to lanes x lane_rate, as a decimal (e.g. 0.984615 for "
+           "PCIe Gen5's 128b/130b).",
            0.01, 1.0),
          E("framing", {"flit", "frame"}, "flit",
            "flit: whole flits, with overhead flits per packet (NVLink). frame: header+FCS, "
@@ -120,7 +121,9 @@ std::vector<TypeEntry> build() {
          P("speedup", Kind::kReal, "1.0", "ratio", "Crossbar rate / output link rate.", 1.0,
            8.0),
          P("egress_buffer", Kind::kBytes, "", "bytes (payload, per output)",
-           "Egress queue; the crossbar fills it while it holds less than this.", 1),
+           "Egress queue; the crossbar starts a transfer into it while it holds less than "
+           "this, so it may overshoot by one transaction.",
+           1),
          E("route_select", {"adaptive", "hash"}, "adaptive",
            "Choice among equal-cost outputs: least queued bytes, or a hash of the packet's "
            "source, destination and entropy.")}}});
