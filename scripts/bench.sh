@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Simulator speed benchmark (not a test: it asserts nothing and always runs the cases to
+# the end). Builds Release if build/fabricsim is missing, then runs DGX H100 ring
+# all-reduce cases one after another (never in parallel) and prints, for each, what
+# results.json `run_cost` records: wall time, kernel events, transaction-hops/s,
+# packet-hops/s, payload bytes x links crossed per wall second, peak RSS; plus the
+# process CPU time and maximum RSS from /usr/bin/time when it is installed.
+#
+#   scripts/bench.sh [--quick] [--only CASE]... [--out DIR]
+#
+# Cases, in the order they run:
+#   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~10 s
+#   pp1g    per-packet, one 1 GiB all-reduce: 235M packet-hops, ~2.5 min
+#   agg1g   aggregated (aggregate_bytes=16KiB, as shipped), one 1 GiB: ~2 s
+#   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps): ~25 s
+# --quick skips pp1g. --only CASE runs just the named case(s). Times are for one AMD
+# EPYC (Zen 3) core; see docs/performance.md for recorded figures.
+# Targets (issue "Foundation"): full sweep <= 60 s wall on one core; per-packet
+# simulation >= 2M transaction-hops/s.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+only=()
+out=out/bench
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
+    --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+for c in "${only[@]+"${only[@]}"}"; do
+  case "$c" in pp64m|pp1g|agg1g|sweep) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep)" >&2; exit 2 ;; esac
+done
+
+BUILD_DIR=${BUILD_DIR:-build}
+BIN=$BUILD_DIR/fabricsim
+if [ ! -x "$BIN" ]; then
+  echo "bench: $BIN missing: installing dependencies and building Release"
+  scripts/setup.sh
+  BUILD_TYPE=Release scripts/build.sh
+fi
+build_type=$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$BUILD_DIR/CMakeCache.txt" 2>/dev/null || true)
+if [ "$build_type" != "Release" ]; then
+  echo "bench: warning: $BUILD_DIR is a '${build_type:-unknown}' build; figures are only comparable for Release" >&2
+fi
+
+# json FILE EXPR: EXPR is a python expression over `j` (the parsed file). jq is not needed.
+json() {
+  python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+have_time=0
+[ -x /usr/bin/time ] && have_time=1
+
+selected() {
+  local c=$1
+  if [ ${#only[@]} -gt 0 ]; then
+    for x in "${only[@]}"; do [ "$x" = "$c" ] && return 0; done
+    return 1
+  fi
+  [ "$c" = pp1g ] && [ $quick -eq 1 ] && return 1
+  return 0
+}
+
+CONFIG=configs/dgx_h100.yaml
+summary=()
+
+# run_case NAME DESCRIPTION ARGS...: one fabricsim run, then its figures.
+run_case() {
+  local name=$1 desc=$2
+  shift 2
+  local dir=$out/$name
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  echo "== $name: $desc"
+  echo "   $BIN run $CONFIG${*:+ $*} --quiet --out $dir"
+  local rc=0
+  if [ $have_time -eq 1 ]; then
+    /usr/bin/time -v -o "$dir/time.txt" "$BIN" run "$CONFIG" "$@" --quiet --out "$dir" || rc=$?
+  else
+    "$BIN" run "$CONFIG" "$@" --quiet --out "$dir" || rc=$?
+  fi
+  if [ $rc -ne 0 ]; then
+    echo "   FAILED: fabricsim exited $rc"
+    summary+=("$(printf '%-6s failed (exit %d)' "$name" "$rc")")
+    return 0
+  fi
+  local r=$dir/results.json
+  local wall ev th thps ph phps bps rss last
+  wall=$(json "$r" '"%.2f" % j["run_cost"]["wall_s"]')
+  ev=$(json "$r" 'j["run_cost"]["kernel_events"]')
+  th=$(json "$r" 'j["run_cost"]["transaction_hops"]')
+  thps=$(json "$r" '"%.2f" % (j["run_cost"]["transaction_hops_per_s"] / 1e6)')
+  ph=$(json "$r" 'j["run_cost"]["packet_hops"]')
+  phps=$(json "$r" '"%.2f" % (j["run_cost"]["packet_hops_per_s"] / 1e6)')
+  bps=$(json "$r" '"%.2f" % (j["run_cost"]["simulated_bytes_per_wall_s"] / 1e9)')
+  rss=$(json "$r" '"%.1f" % (j["run_cost"]["peak_rss_kib"] / 1024)')
+  last=$(json "$r" '"%d B: %.2f us, busbw %.2f GB/s" % (j["rows"][-1]["size_bytes"], j["rows"][-1]["time_us"], j["rows"][-1]["busbw_GBps"])')
+  echo "   last row             : $last"
+  echo "   wall (run_cost)      : $wall s (elaboration + simulation; excludes config loading)"
+  echo "   kernel events        : $ev (fabric model activations)"
+  echo "   transaction-hops     : $th ($thps M/s)"
+  echo "   packet-hops          : $ph ($phps M/s)"
+  echo "   payload x hops / wall: $bps GB/s (payload bytes x links crossed, per wall second)"
+  echo "   peak RSS (run_cost)  : $rss MiB"
+  if [ $have_time -eq 1 ]; then
+    local cpu maxrss
+    cpu=$(awk -F': ' '/User time/{u=$2} /System time/{s=$2} END{printf "%.2f", u+s}' "$dir/time.txt")
+    maxrss=$(awk -F': ' '/Maximum resident set size/{printf "%.1f", $2/1024}' "$dir/time.txt")
+    echo "   /usr/bin/time -v     : CPU (user+sys) $cpu s, max RSS $maxrss MiB"
+  fi
+  summary+=("$(printf '%-6s wall %7s s  %8s M transaction-hops/s  %8s M packet-hops/s  %7s MiB' \
+    "$name" "$wall" "$thps" "$phps" "$rss")")
+  eval "res_${name}_wall=$wall res_${name}_thps=$thps"
+}
+
+echo "fabricsim bench: $(nproc) CPU(s), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+[ $have_time -eq 1 ] || echo "(/usr/bin/time not installed: CPU time and its RSS are not shown; apt-get install time)"
+
+PP=(--set simulation.aggregate_bytes=0B)
+AGG=(--set simulation.aggregate_bytes=16KiB)
+if selected pp64m; then
+  run_case pp64m "per-packet, 64 MiB ring all-reduce" "${PP[@]}" \
+    --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB
+fi
+if selected pp1g; then
+  run_case pp1g "per-packet, 1 GiB ring all-reduce" "${PP[@]}" \
+    --set workload.min_bytes=1GiB --set workload.max_bytes=1GiB
+fi
+if selected agg1g; then
+  run_case agg1g "aggregated 16 KiB, 1 GiB ring all-reduce" "${AGG[@]}" \
+    --set workload.min_bytes=1GiB --set workload.max_bytes=1GiB
+fi
+if selected sweep; then
+  run_case sweep "full sweep as shipped (1 MiB..8 GiB)"
+fi
+
+echo
+echo "summary:"
+for s in "${summary[@]+"${summary[@]}"}"; do echo "  $s"; done
+echo "targets:"
+if [ -n "${res_sweep_wall:-}" ]; then
+  awk -v w="$res_sweep_wall" 'BEGIN{printf "  full sweep <= 60 s wall on one core: %.2f s (%s)\n", w, (w <= 60 ? "met" : "NOT met")}'
+fi
+for c in pp1g pp64m; do
+  v=$(eval echo "\${res_${c}_thps:-}")
+  [ -n "$v" ] || continue
+  awk -v v="$v" -v c="$c" 'BEGIN{printf "  per-packet >= 2M transaction-hops/s (%s): %.2f M/s (%s)\n", c, v, (v >= 2 ? "met" : sprintf("NOT met: %.0f%% short", (1 - v / 2) * 100))}'
+done
