@@ -133,10 +133,15 @@ int run(const Options& o, const std::vector<std::string>& args) {
       throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
                        std::to_string(double(spec.time_limit_ps) * 1e-12) +
                        " s of simulated time; raise simulation.time_limit or shrink the workload");
+    uint64_t in_flight = 0;
+    for (const auto& e : sys.endpoints()) in_flight += e->messages_in_flight();
     throw InternalError("the simulation ran out of events before the workload finished "
                         "(deadlock): " + std::to_string(sweep.rows().size()) + " of " +
-                        std::to_string(w.sizes().size()) + " collectives started, packets "
-                        "outstanding " + std::to_string(PacketPool::global().outstanding()));
+                        std::to_string(w.sizes().size()) + " collectives started, " +
+                        std::to_string(sys.engine().ops_completed()) + " ops completed, " +
+                        std::to_string(in_flight) + " messages in flight, " +
+                        std::to_string(PacketPool::global().outstanding()) +
+                        " transactions outstanding");
   }
   RunCost cost;
   cost.wall_s =

@@ -1,4 +1,5 @@
-// The fabric payload: one TLM-2.0 transaction on a link. With aggregation off it is one
+// The fabric payload: one TLM-2.0 transaction on a link (protocol.h binds it to TLM).
+// Plain C++: no SystemC here, so pure code (framing, tests) can use it. With aggregation off it is one
 // protocol packet; with aggregation on it is a run of `npackets` back-to-back packets of
 // one message, whose wire time, credits and statistics are still computed packet by
 // packet (see docs/architecture.md, "Aggregation").
@@ -7,7 +8,6 @@
 #include <memory>
 #include <vector>
 
-#include <tlm>
 
 namespace fabricsim {
 
@@ -55,13 +55,6 @@ class Packet {
   Packet* next_free_ = nullptr;
 };
 
-// TLM-2.0 protocol traits of the fabric: our own payload type, so a fabric port cannot be
-// bound to a memory-mapped (generic payload) socket by mistake.
-struct fabric_protocol_types {
-  typedef Packet tlm_payload_type;
-  typedef tlm::tlm_phase tlm_phase_type;
-};
-
 // Packets are preallocated in slabs and recycled: no heap allocation per packet in steady
 // state. The pool counts outstanding packets; tests assert it is zero when a run ends.
 class PacketPool {
@@ -86,7 +79,6 @@ class PacketPool {
   }
   uint64_t outstanding() const { return outstanding_; }
   uint64_t acquired() const { return acquired_; }
-  uint64_t capacity() const { return slabs_.size() * kSlab; }
 
   static PacketPool& global();
 

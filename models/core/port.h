@@ -27,12 +27,11 @@
 #include "models/core/fifo.h"
 #include "models/core/framing.h"
 #include "models/core/packet.h"
+#include "models/core/protocol.h"
 #include "models/core/scheduler.h"
 #include "models/core/stats.h"
 
 namespace fabricsim {
-
-DECLARE_EXTENDED_PHASE(CREDIT_RETURN);
 
 // Parameters of one link type (both directions are alike).
 struct LinkParams {
@@ -88,11 +87,6 @@ class Port : public sc_core::sc_module,
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   uint64_t busy_until_ps() const { return busy_until_; }
-  // Credits held, counting returns that have landed by now.
-  uint64_t credits(uint32_t vc) {
-    absorb_credits(now());
-    return credits_[vc];
-  }
   LevelStat& queue_stat() { return queue_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 

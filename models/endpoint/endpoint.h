@@ -46,7 +46,6 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   uint32_t id() const { return id_; }
   const std::string& display_name() const { return display_name_; }
   Port& port(int i) { return *ports_.at(i); }
-  int num_ports() const { return int(ports_.size()); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
   void set_routes(const std::vector<std::vector<int>>& routes);
   bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }

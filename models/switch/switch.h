@@ -39,8 +39,6 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
          const std::vector<int>& used_ports);
 
   Port& port(int i) { return *ports_.at(i); }
-  bool port_used(int i) const { return ports_.at(i) != nullptr; }
-  int num_ports() const { return params_.ports; }
   const std::string& display_name() const { return display_name_; }
   // routes[dst endpoint id] = egress ports on a shortest path to it.
   void set_routes(std::vector<std::vector<int>> routes) { routes_ = std::move(routes); }

@@ -1,0 +1,252 @@
+// Collective algorithm library: schedule generators for every collective and algorithm the
+// simulator runs, a table describing them (nccl-tests busbw factor, alpha-beta cost) for
+// NCCL-like algorithm selection, and one dispatcher by name. Plain data, no SystemC; the
+// ring all-reduce itself lives in ring.h and is reached here through make_schedule.
+//
+// ---------------------------------------------------------------------------------------
+// Buffers. Every rank has ONE buffer of Schedule::count elements. CollParams::count is the
+// per-rank data size of the operation (what nccl-tests calls the size, in elements); the
+// buffer equals it except for all-to-all and send/recv, which need separate input and
+// output areas:
+//
+//   collective      CollParams::count = C      Schedule::count   input -> result
+//   all_reduce      the vector                 C                 all buffers -> sum on all
+//   reduce_scatter  the whole input            C                 all buffers -> block r
+//                                                                (summed) on rank r
+//   all_gather      the whole output           C                 block r of rank r ->
+//                                                                every block on all ranks
+//   broadcast       the vector                 C                 root's buffer -> all
+//   reduce          the vector                 C                 all buffers -> sum on root
+//   alltoall        the input, n blocks        C + n*ceil(C/n)   see below
+//   sendrecv        the message                2*C               see below
+//
+// Blocks: "block b" of a C-element range is the b-th range of split_even(C, n) laid out
+// contiguously, so with C = n*block it is [b*block, (b+1)*block); when n does not divide C
+// the first C % n blocks are one element larger. Elements outside a rank's documented
+// result (the other blocks after a reduce-scatter, non-root buffers after a reduce) hold
+// partial sums on return: their content is unspecified.
+//
+// all-to-all: input block j of rank r is block j of [0, C); it goes to rank j. The output
+// area starts at C and has n slots of B = ceil(C/n) elements; slot j of rank r is
+// [C + j*B, C + j*B + size(block r)) and receives input block r of rank j (so with
+// C = n*block the buffer is 2*n*block: input in the first half, output in the second).
+// Slot r of rank r is NOT written: moving a rank's own block is a local copy with no
+// fabric traffic and Program has no local-copy op; a consumer that needs it copies it
+// itself. The input area, the unused tail of short slots and slot r are left untouched.
+//
+// sendrecv (nccl-tests sendrecv_perf): every rank sends its input [0, C) to rank (r+1)%n
+// and receives the input of rank (r-1+n)%n into [C, 2C); with 2 ranks this is a pairwise
+// exchange. With n = 1 there is no traffic (a self-send would be a local copy) and the
+// output area is left untouched.
+//
+// ---------------------------------------------------------------------------------------
+// Channels and pieces. `channels` splits the data into independent parallel streams over
+// the same peers; `chunk_bytes` cuts every message range into pieces of
+// max(1, chunk_bytes / elem_bytes) elements (ring_chunk_elems), the last piece of a range
+// possibly shorter; every piece is one send/recv pair, and an empty range has no ops. In
+// pipelined algorithms (ring halves, tree, chains) a piece is forwarded as soon as it has
+// arrived; in the others pieces only bound the message size, which still lets a step start
+// on the first pieces of the previous one.
+// Where the result is per block (reduce_scatter, all_gather, alltoall) channel c takes
+// range c of split_even(block size, channels) inside every block ("block-major"); in the
+// others channel c takes range c of split_even(C, channels) and the algorithm's blocks are
+// cut inside it ("channel-major", as ring.h).
+//
+// Tags: ((c * S + s) << 32) | j for channel c, step s in [0, S) and piece j of the message
+// range, with S per algorithm (below). Every directed (sender, receiver) pair exchanges at
+// most one message per (channel, step, piece), so tags are unique per directed pair.
+//
+// Dependencies (all generators): recvs have no deps (posted up front). A send depends on
+// exactly the recvs of its own rank that last wrote any element of its range before it in
+// program order: per element, the latest kCopy recv and every kReduceSum recv after it
+// (all of them if there was no copy); elements never written are input and need no dep.
+// Sends of alltoall_pairwise have the extra lockstep deps documented there. No
+// write-after-read deps are needed: in every algorithm below, a recv that overwrites or
+// adds to elements this rank sent earlier carries data that was computed causally after
+// that send (the value has travelled through the send), as in ring.h. Dep counts are
+// small (<= 2 per piece for the rings, chains and tree, <= ~2 log2 n for halving-
+// doubling) except allreduce_direct, whose all-gather sends each depend on the n-1 reduce
+// recvs of their piece: (n-1)^2 dep edges per piece and rank, meant for small n.
+//
+// Program order per rank: step-major; within a step all sends, then all recvs, each
+// channel-major then piece, as ring.h ("step-wise" below). The single-step pipelined
+// algorithms (tree, chains, sendrecv) interleave piece-major instead: piece j of every
+// channel (and tree) before piece j+1, so that a rank issuing dep-free sends in program
+// order advances every channel together ("piece-major" below).
+//
+// ---------------------------------------------------------------------------------------
+// The algorithms (n = ranks, r = this rank, mod n throughout):
+//
+// reduce_scatter_ring   S = n-1. Steps s = 0..n-2: send block (r-1-s) to r+1, recv block
+//   (r-2-s) from r-1 with kReduceSum; the block sent at s >= 1 is the one reduced at s-1,
+//   so after step n-2 rank r holds the full sum of block r. Each rank sends every block
+//   but its own once: (n-1)/n of the data. Pipelined, step-wise order.
+// all_gather_ring       S = n-1. Steps s = 0..n-2: send block (r-s) to r+1 (own block at
+//   s = 0, then the block received at s-1), recv block (r-1-s) from r-1 with kCopy.
+//   (These two are the halves of ring all-reduce, shifted so that block r ends on rank r.)
+// tree (all_reduce)     S = 4, s = 2*t + phase. NCCL double binary tree: tree 0 is NCCL's
+//   binary tree (rank 0 root, see double_binary_tree_parents), tree 1 its mirror
+//   (r -> n-1-r) for even n or its shift by one (r -> r+1) for odd n, so that every rank
+//   is an inner node of one tree and a leaf of the other (odd n: rank 0 has one child in
+//   each), which balances the load. Channel range c is split_even(.., 2): half t
+//   runs on tree t. Per piece: phase 0 (reduce up) recv from each child with kReduceSum,
+//   then send to the parent (deps: those recvs); phase 1 (broadcast down) the root sends
+//   its sum to its children (deps: its up recvs), other ranks recv from the parent with
+//   kCopy and forward to their children (dep: that recv). Pieces flow independently, so
+//   reduce and broadcast of different pieces overlap. Piece-major order; per piece and
+//   tree: up recvs, up send, down recv, down sends. Every edge carries each half twice:
+//   2(n-1) * C elements in total.
+// halving_doubling (all_reduce)  Rabenseifner (Thakur, Rabenseifner, Gropp 2005).
+//   p = largest power of two <= n, k = log2 p, rem = n - p, S = 2k + 2. Fold: for
+//   r < 2*rem, even r sends its whole channel range to r+1 (step 0, kReduceSum) and sits
+//   out; odd r < 2*rem becomes core rank r/2, r >= 2*rem core rank r - rem. Channel range
+//   c is cut into p core blocks. Recursive halving, steps s = 1..k, distance d = p >> s:
+//   core rank v exchanges with v^d; of its current 2d blocks [lo, lo+2d)
+//   (lo = v & ~(2d-1)) it keeps the half holding block v, sends the other half and
+//   reduces the partner's copy of the kept half (kReduceSum); after step k rank v holds
+//   the full sum of block v. Recursive doubling, steps s = k+1..2k, d = 1 << (s-k-1):
+//   v sends its d summed blocks [v & ~(d-1), +d) to v^d and receives the partner's d
+//   blocks (kCopy). Fold-out, step 2k+1: odd r < 2*rem sends the whole result to r-1
+//   (kCopy). For n = p each rank sends 2(n-1)/n of the data in 2 log2 n messages per
+//   channel (one chunk); the fold adds 2*rem whole-vector messages. Step-wise order.
+// direct (all_reduce)   S = 2. Channel range c cut into n blocks. Step 0 (reduce-scatter):
+//   send block j to rank j for j = r+1, .., r+n-1 in that order, recv block r from every
+//   other rank with kReduceSum; step 1 (all-gather): send the summed block r to every
+//   other rank (deps: the n-1 reduce recvs of the piece), recv block j from rank j with
+//   kCopy. 2(n-1)/n of the data per rank in 2 steps. Step-wise order.
+// broadcast (ring)      S = 1. Pipelined chain from the root: position q = (r-root) mod n,
+//   position q < n-1 sends every piece to r+1, position q > 0 first receives it from r-1
+//   with kCopy (the send depends on that recv). (n-1) * C elements. Piece-major order
+//   (recv before send per piece).
+// reduce (ring)         S = 1. Pipelined chain to the root: position q = (r-root-1) mod n
+//   (the root is last, q = n-1; q = 0 is rank root+1); q > 0 receives every piece from
+//   r-1 with kReduceSum, q < n-1 then sends it to r+1 (dep: that recv; q = 0 sends its
+//   input). (n-1) * C elements. Piece-major order.
+// pairwise (alltoall)   S = n, s = (dest - src) mod n. Steps s = 1..n-1: send input block
+//   (r+s) to rank r+s, recv from rank (r-s) into slot (r-s). Lockstep by pieces: send
+//   piece j of step s in channel c also depends on piece min(j, last) of the send and of
+//   the recv of the latest earlier step that had one in channel c, so a rank talks to
+//   one or two peers at a time and steps overlap only at piece granularity. Step-wise
+//   order. (n-1)/n of the input per rank.
+// direct (alltoall)     Same messages and tags as pairwise, no deps at all: every block is
+//   in flight at once. Sends ordered to r+1, r+2, .. (staggered), then recvs likewise.
+// direct (sendrecv)     S = 1. Send every piece of [0, C) to r+1, recv every piece from
+//   r-1 into [C, 2C) with kCopy; no deps. Piece-major order (sends, then recvs).
+//
+// Schedule::algorithm is the algorithm name ("ring", "tree", "halving_doubling",
+// "direct", "pairwise"), like ring_allreduce's "ring". n = 1 gives empty programs (the
+// buffer already holds the result) and count 0 gives no ops. Generators throw
+// InternalError when a parameter is out of range (callers validate user input first and
+// report InputError).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "models/collectives/program.h"
+#include "models/collectives/ring.h"
+
+namespace fabricsim::coll {
+
+struct CollParams {
+  int ranks = 0;             // n >= 1
+  uint64_t count = 0;        // per-rank data size in elements (table above)
+  uint32_t elem_bytes = 0;   // bytes per element, >= 1
+  int channels = 1;          // >= 1, parallel streams over disjoint parts of the data
+  uint64_t chunk_bytes = 0;  // piece size in bytes, > 0 (rounded down to whole elements,
+                             // at least 1 element), as RingParams
+  int root = 0;              // broadcast and reduce: root rank in [0, ranks); else ignored
+};
+
+// Generators (layout, steps, deps, tags and order in the header comment).
+Schedule reduce_scatter_ring(const CollParams& p);
+Schedule all_gather_ring(const CollParams& p);
+Schedule allreduce_tree(const CollParams& p);
+Schedule allreduce_halving_doubling(const CollParams& p);
+Schedule allreduce_direct(const CollParams& p);
+Schedule broadcast_ring(const CollParams& p);
+Schedule reduce_ring(const CollParams& p);
+Schedule alltoall_pairwise(const CollParams& p);
+Schedule alltoall_direct(const CollParams& p);
+Schedule sendrecv(const CollParams& p);
+
+// Parent of every rank in tree `tree` (0 or 1) of the double binary tree over `ranks`
+// ranks, -1 for the root. Tree 0 is NCCL's binary tree (ncclGetBtree): rank 0 is the root
+// with the single child 2^floor(log2(n-1)); another rank r with lowest set bit b has parent
+// (r ^ b) | 2b, or r ^ b when that is >= n. Tree 1 is tree 0 mirrored (r -> n-1-r) for even
+// n and shifted (r -> (r+1) % n) for odd n (ncclGetDtree). Depth ceil(log2 n); every rank
+// has at most 2 children. Throws InternalError for ranks < 1 or tree not 0/1.
+std::vector<int> double_binary_tree_parents(int ranks, int tree);
+
+// ---------------------------------------------------------------------------------------
+// Algorithm table, for selection and reporting.
+
+enum class Collective : uint8_t {
+  kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll, kSendRecv
+};
+enum class Algorithm : uint8_t { kRing, kTree, kHalvingDoubling, kDirect, kPairwise };
+
+struct AlgoInfo {
+  Collective collective;
+  Algorithm algorithm;
+  const char* collective_name;  // nccl-tests name: "all_reduce", "reduce_scatter",
+                                // "all_gather", "broadcast", "reduce", "alltoall", "sendrecv"
+  const char* name;             // "ring", "tree", "halving_doubling", "direct", "pairwise"
+  bool pipelined;               // pieces are forwarded as they arrive (see above)
+  bool rooted;                  // uses CollParams::root
+  const char* cost;             // alpha_beta_time_s's formula as text, for logs and docs
+};
+
+// Every (collective, algorithm) make_schedule accepts, grouped by collective in the order
+// of the Collective enum; within a collective the first entry is the default.
+const std::vector<AlgoInfo>& algorithm_table();
+
+// The entry for (collective, algorithm) names; throws InternalError listing the known
+// names if there is none.
+const AlgoInfo& algo_info(const std::string& collective, const std::string& algorithm);
+
+// Algorithm names of `collective` in table order; throws InternalError (listing the known
+// collectives) for an unknown collective.
+std::vector<std::string> algorithms_for(const std::string& collective);
+
+// Schedule::count for `ranks` and per-rank data size `count` (the table at the top).
+uint64_t buffer_elems(Collective c, int ranks, uint64_t count);
+
+// nccl-tests bus bandwidth factor, busbw = algbw * factor with algbw = size / time:
+// all_reduce 2(n-1)/n; reduce_scatter, all_gather, alltoall (n-1)/n; broadcast, reduce,
+// sendrecv 1. Depends on the collective only. Throws InternalError for n < 1.
+double busbw_factor(Collective c, int n);
+double busbw_factor(const AlgoInfo& a, int n);
+
+// Alpha-beta (Hockney) completion time of `a` on n ranks for S = `bytes` of per-rank data
+// (CollParams::count * elem_bytes), with alpha the latency per dependent step and beta the
+// time per byte of one rank's port. Conventions: messages a rank has in flight at once
+// overlap their latency (alpha is charged once per dependent step) but share its port
+// (their bytes serialize); pipelined algorithms are taken in the ideal limit of fine
+// pieces (the pipeline fills in one alpha per hop, the data then streams at the port
+// rate); reduction arithmetic (gamma) is not modelled. D = ceil(log2 n), p = 2^floor(log2 n):
+//   all_reduce ring              2(n-1) alpha + 2(n-1)/n S beta
+//   all_reduce tree              2 D alpha + 2 S beta            (up and down the depth-D
+//                                trees; NCCL's 1/2 tree bandwidth ratio: a rank sends
+//                                and receives 2S over both trees)
+//   all_reduce halving_doubling  n = p: 2 log2(n) alpha + 2(n-1)/n S beta;
+//                                else (2 log2(p) + 2) alpha + (2(p-1)/p + 2) S beta
+//                                (the fold adds one whole-vector step each way)
+//   all_reduce direct            2 alpha + 2(n-1)/n S beta
+//   reduce_scatter, all_gather ring   (n-1) alpha + (n-1)/n S beta
+//   broadcast, reduce ring       (n-1) alpha + S beta
+//   alltoall pairwise            (n-1) alpha + (n-1)/n S beta
+//   alltoall direct              alpha + (n-1)/n S beta
+//   sendrecv direct              alpha + S beta
+// Every formula gives 0 for n = 1 (no communication). Throws InternalError for n < 1 or
+// negative bytes, alpha or beta.
+double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
+                         double beta_s_per_byte);
+
+// The schedule of `algorithm` for `collective` (names as in algorithm_table(); all_reduce
+// "ring" is ring_allreduce(ring.h) with the same ranks, count, elem_bytes, channels and
+// chunk_bytes). Throws InternalError for unknown names or out-of-range parameters.
+Schedule make_schedule(const std::string& collective, const std::string& algorithm,
+                       const CollParams& p);
+
+}  // namespace fabricsim::coll
