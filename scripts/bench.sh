@@ -11,8 +11,10 @@
 # Cases, in the order they run:
 #   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~10 s
 #   pp1g    per-packet, one 1 GiB all-reduce: 235M packet-hops, ~2.5 min
-#   agg1g   aggregated (aggregate_bytes=16KiB, as shipped), one 1 GiB: ~2 s
-#   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps): ~25 s
+#   agg1g   aggregated as shipped (16 KiB transactions for messages of 512 KiB and more:
+#           every 512 KiB chunk; acks and flags per packet), one 1 GiB: ~2 s
+#   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps; rows up to 32 MiB
+#           per-packet, 64 MiB and up aggregated): ~35 s
 # --quick skips pp1g. --only CASE runs just the named case(s). Times are for one AMD
 # EPYC (Zen 3) core; see docs/performance.md for recorded figures.
 # Targets (issue "Foundation"): full sweep <= 60 s wall on one core; per-packet
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
     --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
@@ -123,7 +125,7 @@ echo "fabricsim bench: $(nproc) CPU(s), $(grep -m1 'model name' /proc/cpuinfo | 
 [ $have_time -eq 1 ] || echo "(/usr/bin/time not installed: CPU time and its RSS are not shown; apt-get install time)"
 
 PP=(--set simulation.aggregate_bytes=0B)
-AGG=(--set simulation.aggregate_bytes=16KiB)
+AGG=(--set simulation.aggregate_bytes=16KiB --set simulation.aggregate_min_message=512KiB)  # as shipped
 if selected pp64m; then
   run_case pp64m "per-packet, 64 MiB ring all-reduce" "${PP[@]}" \
     --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB
@@ -133,7 +135,7 @@ if selected pp1g; then
     --set workload.min_bytes=1GiB --set workload.max_bytes=1GiB
 fi
 if selected agg1g; then
-  run_case agg1g "aggregated 16 KiB, 1 GiB ring all-reduce" "${AGG[@]}" \
+  run_case agg1g "aggregated (16 KiB, messages >= 512 KiB), 1 GiB ring all-reduce" "${AGG[@]}" \
     --set workload.min_bytes=1GiB --set workload.max_bytes=1GiB
 fi
 if selected sweep; then

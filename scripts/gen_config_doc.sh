@@ -41,7 +41,7 @@ commented example.
 |---|---|---|
 | `version` | no (default 1) | Config schema version. Only `1` exists. |
 | `name` | no (default `unnamed`) | System name, printed in the table header and results.json. |
-| `seed` | no (default 1) | Global seed, integer 0 to 9e18; `--seed N` overrides it. Recorded in the output. No model of the `run` command draws random numbers yet (see docs/architecture.md, "Determinism"). |
+| `seed` | no (default 1) | Global seed, integer 0 to 9e18; `--seed N` overrides it. Recorded in the output. Every endpoint draws the entropy of its transactions from `Rng(seed, endpoint name)`; switches read it only with `route_select: hash`, so with adaptive routing (every shipped config) the seed changes no result (see docs/architecture.md, "Determinism"). |
 | `simulation` | no (all defaults) | Run-wide settings: the `simulation` table below. |
 | `link_types` | yes | Map of link type name -> `link` parameters. No `type:` key: every entry is a link type. |
 | `device_types` | yes | Map of device type name -> `{type: endpoint \| switch, ...}` with that type's parameters. |
