@@ -14,7 +14,7 @@
 #include "fabrics/registry.h"
 #include "fabrics/results.h"
 #include "fabrics/system_spec.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/algorithms.h"
 #include "models/collectives/sweep.h"
 #include "models/core/errors.h"
 #include "models/core/packet.h"
@@ -115,17 +115,19 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const WorkloadSpec& w = spec.workload;
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
+  const coll::AlgoInfo& algo = coll::algo_info(w.collective, w.algorithm);
   CollectiveSweep sweep("sweep", sys.engine(), n, w.sizes(), w.elem_bytes,
                         [&](uint64_t count) {
-                          coll::RingParams rp;
-                          rp.ranks = n;
-                          rp.count = count;
-                          rp.elem_bytes = w.elem_bytes;
-                          rp.channels = w.channels;
-                          rp.chunk_bytes = w.chunk_bytes;
-                          return coll::ring_allreduce(rp);
+                          coll::CollParams cp;
+                          cp.ranks = n;
+                          cp.count = count;
+                          cp.elem_bytes = w.elem_bytes;
+                          cp.channels = w.channels;
+                          cp.chunk_bytes = w.chunk_bytes;
+                          cp.root = w.root;
+                          return coll::make_schedule(w.collective, w.algorithm, cp);
                         },
-                        spec.functional);
+                        spec.functional ? &algo : nullptr, w.root);
   sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (!sweep.finished()) {

@@ -149,32 +149,56 @@ std::vector<TypeEntry> build() {
         "{...}: '[' is YAML syntax there), optional `ranks: [names]` (default: every "
         "endpoint in declaration order).",
         {}}});
-  r.push_back(
-      {Category::kWorkload,
-       {"allreduce_sweep",
-        "An nccl-tests style all-reduce size sweep (sum), one collective per size.",
-        {E("algorithm", {"ring"}, "ring", "All-reduce algorithm."),
-         P("min_bytes", Kind::kBytes, "", "bytes", "First message size.", 1),
-         P("max_bytes", Kind::kBytes, "", "bytes", "Last message size (inclusive).", 1),
-         P("step_factor", Kind::kInt, "2", "", "Size multiplier between rows.", 2, 1024),
-         E("datatype", {"float", "half", "bfloat16", "double", "int32", "int8"}, "float",
-           "Element type (sets count = size / element size)."),
-         P("channels", Kind::kInt, "1", "",
-           "Independent rings over contiguous parts of the buffer (NCCL channels).", 1, 64),
-         P("chunk_bytes", Kind::kBytes, "512KiB", "bytes",
-           "Pipelining granularity: each ring step moves a block in chunks of this size.",
-           1),
-         E("sync", {"data", "fence_flag"}, "data",
-           "How a receiver learns a chunk is complete. data: when its last byte arrives "
-           "(ideal). fence_flag (NCCL Simple-like): the receiver acks the writes, the "
-           "sender's fence completes on the ack, then it writes a flag; the chunk is "
-           "complete when the flag arrives. All of it is fabric traffic."),
-         P("ack_bytes", Kind::kBytes, "16B", "bytes", "Payload of a write acknowledgement (sync: fence_flag).", 1),
-         P("flag_bytes", Kind::kBytes, "8B", "bytes", "Payload of a completion flag (sync: fence_flag).", 1),
-         P("launch_latency", Kind::kTime, "0ns", "us",
-           "Time from a collective's start until its first operation may run (kernel "
-           "launch); counted in the measured time.",
-           0)}}});
+  // Sweep parameters shared by both workload types.
+  const std::vector<ParamSpec> sweep_params{
+      P("min_bytes", Kind::kBytes, "", "bytes", "First message size (nccl-tests size).", 1),
+      P("max_bytes", Kind::kBytes, "", "bytes", "Last message size (inclusive).", 1),
+      P("step_factor", Kind::kInt, "2", "", "Size multiplier between rows.", 2, 1024),
+      E("datatype", {"float", "half", "bfloat16", "double", "int32", "int8"}, "float",
+        "Element type (sets count = size / element size)."),
+      P("channels", Kind::kInt, "1", "",
+        "Independent streams over disjoint parts of the buffer (NCCL channels).", 1, 64),
+      P("chunk_bytes", Kind::kBytes, "512KiB", "bytes",
+        "Pipelining granularity: messages are cut into pieces of this size.", 1),
+      E("sync", {"data", "fence_flag"}, "data",
+        "How a receiver learns a chunk is complete. data: when its last byte arrives "
+        "(ideal). fence_flag (NCCL Simple-like): the receiver acks the writes, the "
+        "sender's fence completes on the ack, then it writes a flag; the chunk is "
+        "complete when the flag arrives. All of it is fabric traffic."),
+      P("ack_bytes", Kind::kBytes, "16B", "bytes",
+        "Payload of a write acknowledgement (sync: fence_flag).", 1),
+      P("flag_bytes", Kind::kBytes, "8B", "bytes",
+        "Payload of a completion flag (sync: fence_flag).", 1),
+      P("launch_latency", Kind::kTime, "0ns", "us",
+        "Time from a collective's start until its first operation may run (kernel "
+        "launch); counted in the measured time.",
+        0)};
+  {
+    std::vector<ParamSpec> ps{E("algorithm", {"ring", "tree", "halving_doubling", "direct"},
+                                "ring",
+                                "All-reduce algorithm (models/collectives/algorithms.h).")};
+    ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
+    r.push_back({Category::kWorkload,
+                 {"allreduce_sweep",
+                  "An nccl-tests style all-reduce size sweep (sum), one collective per size.",
+                  ps}});
+  }
+  {
+    std::vector<ParamSpec> ps{
+        E("collective",
+          {"all_reduce", "reduce_scatter", "all_gather", "broadcast", "reduce", "alltoall",
+           "sendrecv"},
+          "", "Collective operation (nccl-tests names; reductions are sums)."),
+        P("algorithm", Kind::kString, "default", "",
+          "Algorithm for the collective; 'default' takes the first one listed. all_reduce: "
+          "ring, tree, halving_doubling, direct; reduce_scatter, all_gather, broadcast, "
+          "reduce: ring; alltoall: pairwise, direct; sendrecv: direct."),
+        P("root", Kind::kInt, "0", "rank", "Root rank of broadcast and reduce.", 0, 65535)};
+    ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
+    r.push_back({Category::kWorkload,
+                 {"collective_sweep",
+                  "An nccl-tests style size sweep of any collective, one per size.", ps}});
+  }
   return r;
 }
 

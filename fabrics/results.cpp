@@ -2,18 +2,32 @@
 
 #include <cstdio>
 
+#include "models/collectives/algorithms.h"
+
 namespace fabricsim {
 
+namespace {
+bool has_redop(const std::string& c) {
+  return c == "all_reduce" || c == "reduce_scatter" || c == "reduce";
+}
+std::string busbw_rule(const std::string& c) {
+  if (c == "all_reduce") return "algbw x 2(n-1)/n";
+  if (c == "broadcast" || c == "reduce" || c == "sendrecv") return "algbw x 1";
+  return "algbw x (n-1)/n";
+}
+}  // namespace
+
 std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<SweepRow>& rows) {
-  const double n = double(spec.ranks.size());
-  const double factor = n > 1 ? 2.0 * (n - 1) / n : 0.0;  // nccl-tests all-reduce busbw factor
+  const int n = int(spec.ranks.size());
+  const double factor =
+      coll::busbw_factor(coll::algo_info(spec.workload.collective, spec.workload.algorithm), n);
   std::vector<RowResult> out;
   for (const SweepRow& r : rows) {
     RowResult x;
     x.bytes = r.bytes;
     x.count = r.count;
     x.type = spec.workload.datatype;
-    x.redop = "sum";
+    x.redop = has_redop(spec.workload.collective) ? "sum" : "none";
     x.algorithm = r.algorithm;
     const double t_s = double(r.end_ps - r.start_ps) * 1e-12;
     x.time_us = t_s * 1e6;
@@ -28,10 +42,11 @@ std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<Sweep
 
 void print_table(std::ostream& os, const SystemSpec& spec, const std::vector<RowResult>& rows) {
   char buf[256];
-  os << "# fabricsim: " << spec.name << ", " << spec.workload.algorithm << " all-reduce, "
-     << spec.ranks.size() << " ranks, seed " << spec.seed << "\n";
-  os << "# algbw = size / time; busbw = algbw x 2(n-1)/n (nccl-tests); GB/s = 1e9 B/s, per "
-        "direction\n#\n";
+  os << "# fabricsim: " << spec.name << ", " << spec.workload.algorithm << " "
+     << spec.workload.collective << ", " << spec.ranks.size() << " ranks, seed " << spec.seed
+     << "\n";
+  os << "# algbw = size / time; busbw = " << busbw_rule(spec.workload.collective)
+     << " (nccl-tests); GB/s = 1e9 B/s, per direction\n#\n";
   std::snprintf(buf, sizeof buf, "# %12s %12s %8s %6s %10s %12s %9s %9s %7s\n", "size", "count",
                 "type", "redop", "algo", "time", "algbw", "busbw", "#wrong");
   os << buf;
@@ -78,9 +93,11 @@ nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>
   j["command_line"] = command_line;
   j["seed"] = spec.seed;
   j["resolved_config"] = spec.resolved;
+  j["collective"] = spec.workload.collective;
+  j["algorithm"] = spec.workload.algorithm;
   j["units"] = {{"time", "us"},
                 {"algbw", "GB/s (1e9 B/s), per direction"},
-                {"busbw", "GB/s (1e9 B/s), per direction, algbw x 2(n-1)/n"},
+                {"busbw", "GB/s (1e9 B/s), per direction, " + busbw_rule(spec.workload.collective)},
                 {"ps", "picoseconds"},
                 {"bytes", "bytes"}};
   nlohmann::json jr = nlohmann::json::array();

@@ -8,6 +8,7 @@
 #include "fabrics/params.h"
 #include "fabrics/registry.h"
 #include "models/core/errors.h"
+#include "models/collectives/algorithms.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -467,7 +468,19 @@ class Loader {
     Params p = cfg::parse_params(e.spec, w, file_, "workload", {"type"});
     WorkloadSpec& ws = s_.workload;
     ws.type = e.spec.type;
-    ws.algorithm = p.str("algorithm");
+    if (ws.type == "collective_sweep") {
+      ws.collective = p.str("collective");
+      ws.root = int(p.integer("root"));
+      workload_node_ = p.node("root");
+      const std::vector<std::string> algos = coll::algorithms_for(ws.collective);
+      ws.algorithm = p.str("algorithm") == "default" ? algos.front() : p.str("algorithm");
+      if (std::find(algos.begin(), algos.end(), ws.algorithm) == algos.end())
+        p.fail("algorithm", "'" + ws.algorithm + "' is not an algorithm of " + ws.collective,
+               did_you_mean(ws.algorithm, algos));
+    } else {
+      ws.collective = "all_reduce";
+      ws.algorithm = p.str("algorithm");
+    }
     ws.min_bytes = p.bytes("min_bytes");
     ws.max_bytes = p.bytes("max_bytes");
     ws.step_factor = uint64_t(p.integer("step_factor"));
@@ -500,6 +513,7 @@ class Loader {
              "lower max_bytes or set simulation.functional: false");
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = ws.type;
+    s_.resolved["workload"]["algorithm"] = ws.algorithm;
   }
 
   void cross_checks() {
@@ -534,24 +548,45 @@ class Loader {
         pp = x;
       }
     }
-    // The ring needs every rank to reach its successor.
-    const topo::Routes routes = topo::compute_routes(s_.graph);
     const size_t n = s_.ranks.size();
-    for (size_t r = 0; n > 1 && r < n; ++r) {
+    if (s_.workload.root >= int(n))
+      fail(file_, workload_node_, "workload.root",
+           "root " + std::to_string(s_.workload.root) + " is not a rank (there are " +
+               std::to_string(n) + ")",
+           "use a rank from 0 to " + std::to_string(n - 1));
+    // Every pair of ranks the workload's schedule talks over must be connected: build the
+    // schedule for a small size and check each sender reaches each receiver.
+    const topo::Routes routes = topo::compute_routes(s_.graph);
+    coll::CollParams cp;
+    cp.ranks = int(n);
+    cp.count = 4 * n * uint64_t(s_.workload.channels);
+    cp.elem_bytes = s_.workload.elem_bytes;
+    cp.channels = s_.workload.channels;
+    cp.chunk_bytes = s_.workload.chunk_bytes;
+    cp.root = s_.workload.root;
+    const coll::Schedule probe =
+        coll::make_schedule(s_.workload.collective, s_.workload.algorithm, cp);
+    for (size_t r = 0; r < n; ++r) {
       const int src = s_.graph.endpoints[s_.ranks[r]];
-      const int dst_id = s_.ranks[(r + 1) % n];
-      if (routes[src][dst_id].empty())
+      for (const coll::Op& op : probe.programs[r].ops) {
+        if (op.kind != coll::OpKind::kSend) continue;
+        const int dst_id = s_.ranks[op.peer];
+        if (!routes[src][dst_id].empty()) continue;
         fail(file_, topo_node_, "topology",
-             "unreachable endpoint: " + s_.graph.devices[src].name + " (rank " + std::to_string(r) +
-                 ") has no path to " + s_.graph.devices[s_.graph.endpoints[dst_id]].name +
-                 " (rank " + std::to_string((r + 1) % n) + "), which the ring all-reduce needs",
+             "unreachable endpoint: " + s_.graph.devices[src].name + " (rank " +
+                 std::to_string(r) + ") has no path to " +
+                 s_.graph.devices[s_.graph.endpoints[dst_id]].name + " (rank " +
+                 std::to_string(op.peer) + "), which the " + s_.workload.algorithm + " " +
+                 s_.workload.collective + " needs",
              "link them through a switch, or reorder topology.ranks");
+      }
     }
   }
 
   std::string file_;
   YAML::Node root_;
   YAML::Node topo_node_;
+  YAML::Node workload_node_;  // where workload.root was given (for the rank check)
   SystemSpec s_;
   Params sim_params_;
   std::map<std::string, Params> link_params_, device_params_;

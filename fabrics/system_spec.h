@@ -28,8 +28,10 @@ struct DeviceType {
 };
 
 struct WorkloadSpec {
-  std::string type;          // "allreduce_sweep"
-  std::string algorithm;     // "ring"
+  std::string type;          // "allreduce_sweep" | "collective_sweep"
+  std::string collective = "all_reduce";  // nccl-tests name
+  std::string algorithm = "ring";
+  int root = 0;
   uint64_t min_bytes = 0, max_bytes = 0;
   uint64_t step_factor = 2;
   std::string datatype;      // "float", ...

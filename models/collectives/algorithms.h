@@ -69,10 +69,13 @@
 // recvs of their piece: (n-1)^2 dep edges per piece and rank, meant for small n.
 //
 // Program order per rank: step-major; within a step all sends, then all recvs, each
-// channel-major then piece, as ring.h ("step-wise" below). The single-step pipelined
-// algorithms (tree, chains, sendrecv) interleave piece-major instead: piece j of every
-// channel (and tree) before piece j+1, so that a rank issuing dep-free sends in program
-// order advances every channel together ("piece-major" below).
+// channel-major then piece, as ring.h ("step-wise" below); where a step talks to several
+// peers (allreduce_direct) sends go to r+1, r+2, .. and recvs come from r-1, r-2, ..,
+// each peer's channels and pieces together (staggered, so that no rank is everyone's
+// first destination). The single-step pipelined algorithms (tree, chains, sendrecv)
+// interleave piece-major instead: piece j of every channel (and tree) before piece j+1,
+// so that a rank issuing dep-free sends in program order advances every channel together
+// ("piece-major" below).
 //
 // ---------------------------------------------------------------------------------------
 // The algorithms (n = ranks, r = this rank, mod n throughout):
@@ -87,15 +90,15 @@
 // tree (all_reduce)     S = 4, s = 2*t + phase. NCCL double binary tree: tree 0 is NCCL's
 //   binary tree (rank 0 root, see double_binary_tree_parents), tree 1 its mirror
 //   (r -> n-1-r) for even n or its shift by one (r -> r+1) for odd n, so that every rank
-//   is an inner node of one tree and a leaf of the other (odd n: rank 0 has one child in
-//   each), which balances the load. Channel range c is split_even(.., 2): half t
-//   runs on tree t. Per piece: phase 0 (reduce up) recv from each child with kReduceSum,
-//   then send to the parent (deps: those recvs); phase 1 (broadcast down) the root sends
-//   its sum to its children (deps: its up recvs), other ranks recv from the parent with
-//   kCopy and forward to their children (dep: that recv). Pieces flow independently, so
-//   reduce and broadcast of different pieces overlap. Piece-major order; per piece and
-//   tree: up recvs, up send, down recv, down sends. Every edge carries each half twice:
-//   2(n-1) * C elements in total.
+//   is an inner node of one tree and a leaf of the other, except rank 0 for odd n, which
+//   has one child in each; this balances the load. Channel range c is split_even(.., 2):
+//   half t runs on tree t. Per piece: phase 0 (reduce up) recv from each child with
+//   kReduceSum, then send to the parent (deps: those recvs); phase 1 (broadcast down) the
+//   root sends its sum to its children (deps: its up recvs), other ranks recv from the
+//   parent with kCopy and forward to their children (dep: that recv). Pieces flow
+//   independently, so reduce and broadcast of different pieces overlap. Piece-major
+//   order; per piece and tree: up recvs, up send, down recv, down sends. Every edge
+//   carries each half twice: 2(n-1) * C elements in total.
 // halving_doubling (all_reduce)  Rabenseifner (Thakur, Rabenseifner, Gropp 2005).
 //   p = largest power of two <= n, k = log2 p, rem = n - p, S = 2k + 2. Fold: for
 //   r < 2*rem, even r sends its whole channel range to r+1 (step 0, kReduceSum) and sits
@@ -129,7 +132,7 @@
 //   one or two peers at a time and steps overlap only at piece granularity. Step-wise
 //   order. (n-1)/n of the input per rank.
 // direct (alltoall)     Same messages and tags as pairwise, no deps at all: every block is
-//   in flight at once. Sends ordered to r+1, r+2, .. (staggered), then recvs likewise.
+//   in flight at once. Sends to r+1, r+2, .. (staggered), then recvs from r-1, r-2, ...
 // direct (sendrecv)     S = 1. Send every piece of [0, C) to r+1, recv every piece from
 //   r-1 into [C, 2C) with kCopy; no deps. Piece-major order (sends, then recvs).
 //
@@ -182,7 +185,13 @@ std::vector<int> double_binary_tree_parents(int ranks, int tree);
 // Algorithm table, for selection and reporting.
 
 enum class Collective : uint8_t {
-  kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce, kAllToAll, kSendRecv
+  kAllReduce,
+  kReduceScatter,
+  kAllGather,
+  kBroadcast,
+  kReduce,
+  kAllToAll,
+  kSendRecv
 };
 enum class Algorithm : uint8_t { kRing, kTree, kHalvingDoubling, kDirect, kPairwise };
 

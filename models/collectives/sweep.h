@@ -11,6 +11,7 @@
 #include <systemc>
 
 #include "models/collectives/engine.h"
+#include "models/collectives/algorithms.h"
 #include "models/collectives/program.h"
 
 namespace fabricsim {
@@ -27,15 +28,18 @@ struct SweepRow {
 class CollectiveSweep : public sc_core::sc_module {
  public:
   using Factory = std::function<coll::Schedule(uint64_t count)>;
+  // `functional`: the collective to check results against (nullptr: timing only).
   CollectiveSweep(sc_core::sc_module_name n, CollectiveEngine& engine, int ranks,
                   std::vector<uint64_t> sizes, uint32_t elem_bytes, Factory factory,
-                  bool functional);
+                  const coll::AlgoInfo* functional, int root = 0);
   const std::vector<SweepRow>& rows() const { return rows_; }
   bool finished() const { return next_ == sizes_.size() && !engine_.busy(); }
 
  private:
   void start_next();
   void kickoff();
+  // Elements of every rank's buffer that differ from the collective's exact result.
+  uint64_t count_wrong(uint64_t count) const;
   static double input_value(int rank, uint64_t i) {
     return double((uint64_t(rank) * 7919u + i * 31u) % 100003u);
   }
@@ -45,7 +49,8 @@ class CollectiveSweep : public sc_core::sc_module {
   std::vector<uint64_t> sizes_;
   uint32_t elem_bytes_;
   Factory factory_;
-  bool functional_;
+  const coll::AlgoInfo* functional_;
+  int root_;
   size_t next_ = 0;
   std::vector<SweepRow> rows_;
 };
