@@ -7,7 +7,7 @@
 #   scripts/gen_config_doc.sh [FABRICSIM] --write        # writes docs/config.md itself
 #
 # FABRICSIM defaults to build/fabricsim (of this checkout). The hand-written part (file structure, units,
-# --set, errors, explicit topologies) is in this script, below.
+# --set, errors, explicit topologies, workloads) is in this script, below.
 set -euo pipefail
 export LC_ALL=C  # byte columns: describe pads with spaces counted in bytes
 
@@ -46,7 +46,7 @@ commented example.
 | `link_types` | yes | Map of link type name -> `link` parameters. No `type:` key: every entry is a link type. |
 | `device_types` | yes | Map of device type name -> `{type: endpoint \| switch, ...}` with that type's parameters. |
 | `topology` | yes | `{type: switched_node \| explicit, ...}`: which devices exist and how their ports are linked. |
-| `workload` | yes | `{type: allreduce_sweep, ...}`: what runs on the ranks. |
+| `workload` | yes | `{type: allreduce_sweep \| collective_sweep, ...}`: what runs on the ranks (see "Workloads" below). |
 
 Any other top-level key is an error (with the nearest known key as a hint). Inside every map,
 unknown keys, repeated keys, missing required keys and values of the wrong kind are errors;
@@ -113,8 +113,10 @@ never the user's fault) exits **3**; success is **0**. Examples (the first one s
 per switch, sums to the endpoint's `ports`, and `links_per_switch[s] x endpoints` <= the
 switch's `ports`; a link type's `protocol` equals both devices' `protocol`; every endpoint port
 is linked, no port twice; all links of one endpoint have the same `packet_payload`; every rank
-reaches its ring successor; `min_bytes` <= `max_bytes`; `min_bytes` and `chunk_bytes` >= one
-element; `functional: true` needs `max_bytes` <= 64MiB. A run that has not finished by
+reaches every rank it sends to in the workload's schedule (built for a small size);
+a `collective_sweep`'s `algorithm` is one of its `collective`'s and its `root` is a rank;
+`min_bytes` <= `max_bytes`; `min_bytes` and `chunk_bytes` >= one element;
+`functional: true` needs `max_bytes` <= 64MiB. A run that has not finished by
 `simulation.time_limit` of simulated time also exits 2. `tests/configs/bad/` holds one config
 per error with its expected message (run by the `bad_configs` test).
 
@@ -139,11 +141,26 @@ topology:
 Device names are letters, digits and `_`, starting with a letter or `_`. Routes are computed
 by breadth-first search: every shortest path, through switches only (endpoints never forward).
 
-## Sweep sizes
+## Workloads and sweep sizes
 
-`allreduce_sweep` runs one all-reduce per size: `min_bytes`, `min_bytes x step_factor`, ...
-while <= `max_bytes`, each rounded down to a whole number of elements, back to back (the next
-starts when the previous has completed on every rank).
+Two workload types run an nccl-tests style size sweep:
+
+- `allreduce_sweep`: all-reduce (sum) with `algorithm` `ring` (default, what the shipped
+  configs use), `tree`, `halving_doubling` or `direct`.
+- `collective_sweep`: any `collective` (`all_reduce`, `reduce_scatter`, `all_gather`,
+  `broadcast`, `reduce`, `alltoall`, `sendrecv`) with one of its algorithms (`default`: the
+  first one named in its `algorithm` description below) and, for `broadcast` and `reduce`,
+  a `root` rank.
+
+Both run one collective per size: `min_bytes`, `min_bytes x step_factor`, ... while <=
+`max_bytes`, each rounded down to a whole number of elements, back to back (the next starts
+when the previous has completed on every rank). The size is nccl-tests' per-rank size, which
+means the whole input of a reduce-scatter and the whole output of an all-gather; busbw uses
+nccl-tests' factor for the collective. What each algorithm does, its buffer layout and how to
+run it: docs/collectives.md. A config that sets `algorithm: ring` (every shipped config does)
+must also override `workload.algorithm` when switching to a collective without `ring`
+(`alltoall`, `sendrecv`), e.g.
+`--set workload.type=collective_sweep --set workload.collective=alltoall --set workload.algorithm=pairwise`.
 
 EOF
 
