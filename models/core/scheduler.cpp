@@ -1,5 +1,7 @@
 #include "models/core/scheduler.h"
 
+#include <algorithm>
+
 #include "models/core/errors.h"
 
 namespace fabricsim {
@@ -15,7 +17,8 @@ Scheduler& Scheduler::instance() {
   return *g_scheduler;
 }
 
-Scheduler::Scheduler(sc_core::sc_module_name n) : sc_module(n) {
+Scheduler::Scheduler(sc_core::sc_module_name n)
+    : sc_module(n), wheel_(kSlots), occupied_(kSlots / 64, 0) {
   SC_HAS_PROCESS(Scheduler);
   SC_METHOD(run);
   sensitive << ev_;
@@ -23,6 +26,22 @@ Scheduler::Scheduler(sc_core::sc_module_name n) : sc_module(n) {
 }
 
 void Scheduler::push(const Entry& e) {
+  const uint64_t t = e.t();
+  if (running_ && t == running_at_) {
+    ready_.push_back(e);  // a later set() than everything already due: runs after them
+    return;
+  }
+  const uint64_t slot = t >> kSlotShift;
+  if (slot < cursor_ + kSlots) {
+    const uint64_t i = slot & (kSlots - 1);
+    wheel_[i].push_back(e);
+    occupied_[i >> 6] |= 1ull << (i & 63);
+  } else {
+    heap_push(e);
+  }
+}
+
+void Scheduler::heap_push(const Entry& e) {
   size_t i = heap_.size();
   heap_.push_back(e);
   while (i > 0) {
@@ -34,7 +53,7 @@ void Scheduler::push(const Entry& e) {
   heap_[i] = e;
 }
 
-Scheduler::Entry Scheduler::pop() {
+Scheduler::Entry Scheduler::heap_pop() {
   const Entry top = heap_[0];
   const Entry last = heap_.back();
   heap_.pop_back();
@@ -56,6 +75,23 @@ Scheduler::Entry Scheduler::pop() {
   return top;
 }
 
+// Earliest pending time: the first occupied slot from the cursor on, or the heap's top.
+uint64_t Scheduler::next_time() const {
+  uint64_t best = heap_.empty() ? UINT64_MAX : heap_[0].t();
+  const uint64_t start = cursor_ & (kSlots - 1);
+  for (uint64_t k = 0; k <= kSlots / 64; ++k) {
+    const uint64_t w = ((start >> 6) + k) & (kSlots / 64 - 1);
+    uint64_t bits = occupied_[w];
+    if (k == 0) bits &= ~0ull << (start & 63);
+    if (k == kSlots / 64) bits &= ~(~0ull << (start & 63));  // wrapped back to the start word
+    if (!bits) continue;
+    const uint64_t i = (w << 6) | uint64_t(__builtin_ctzll(bits));
+    for (const Entry& e : wheel_[i]) best = std::min(best, e.t());
+    return best;
+  }
+  return best;
+}
+
 void Scheduler::arm(uint64_t t_ps) {
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   FABRICSIM_ASSERT(t_ps >= now_ps, "scheduler: wake-up in the past");
@@ -67,15 +103,43 @@ void Scheduler::run() {
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   now_ps_ = now_ps;
   armed_for_ = UINT64_MAX;
-  // Wake-ups set for `now` while running are served in this same activation.
-  while (!heap_.empty() && heap_[0].t() <= now_ps) {
-    const Entry e = pop();
+  // Advance the wheel and bring heap entries that now fall inside its horizon.
+  cursor_ = now_ps >> kSlotShift;
+  while (!heap_.empty() && (heap_[0].t() >> kSlotShift) < cursor_ + kSlots) push(heap_pop());
+  // Take what is due now out of the current slot, in set() order.
+  const uint64_t i = cursor_ & (kSlots - 1);
+  std::vector<Entry>& slot = wheel_[i];
+  size_t keep = 0;
+  for (size_t k = 0; k < slot.size(); ++k) {
+    if (slot[k].t() == now_ps)
+      ready_.push_back(slot[k]);
+    else
+      slot[keep++] = slot[k];
+  }
+  slot.resize(keep);
+  if (keep == 0) {
+    occupied_[i >> 6] &= ~(1ull << (i & 63));
+    // A slot is reused once per turn of the wheel; do not let a burst's capacity stay
+    // allocated in every slot (4096 x a burst would be tens of MiB).
+    if (slot.capacity() > 64) std::vector<Entry>().swap(slot);
+  }
+  if (!std::is_sorted(ready_.begin(), ready_.end(),
+                      [](const Entry& a, const Entry& b) { return a.before(b); }))
+    std::sort(ready_.begin(), ready_.end(),
+              [](const Entry& a, const Entry& b) { return a.before(b); });
+  running_ = true;
+  running_at_ = now_ps;
+  for (size_t k = 0; k < ready_.size(); ++k) {  // ready_ grows while we run
+    const Entry e = ready_[k];
     Alarm& a = *e.alarm;
     if (a.when != e.t()) continue;  // superseded by an earlier set(), already served
     a.when = UINT64_MAX;
     a.target->wake(a.what);
   }
-  if (!heap_.empty()) arm(heap_[0].t());
+  ready_.clear();
+  running_ = false;
+  const uint64_t next = next_time();
+  if (next != UINT64_MAX) arm(next);
 }
 
 }  // namespace fabricsim
