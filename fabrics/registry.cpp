@@ -92,7 +92,26 @@ std::vector<TypeEntry> build() {
            "Propagation + PHY/FEC latency of one direction.", 0),
          P("vcs", Kind::kInt, "1", "", "Virtual channels, each with its own credits.", 1, 16),
          P("rx_buffer", Kind::kBytes, "", "bytes (per VC, counted in wire bytes)",
-           "Receive buffer per virtual channel at each end; credits = its size.", 1)}}});
+           "Receive buffer per virtual channel at each end; credits = its size.", 1),
+         P("ber", Kind::kReal, "0", "errors per wire bit",
+           "Bit error rate of each direction, after FEC. > 0 turns on link-level retry: "
+           "CRC errors drawn per wire bit, NAK and go-back-N replay from the replay buffer. "
+           "0: an ideal link, the retry machinery idle.",
+           0.0, 1e-3),
+         P("replay_buffer", Kind::kBytes, "64KiB", "bytes (wire bytes, per direction)",
+           "Sender's replay buffer: wire bytes kept until acknowledged. A transaction starts "
+           "only when it fits. With ber > 0 it must hold one transaction + the bytes of an "
+           "ack round trip (rate x (2 x latency + ack_delay)).",
+           1),
+         P("ack_delay", Kind::kTime, "20ns", "ns",
+           "Receiver's ack coalescing: a good packet is acknowledged this long after its tail "
+           "arrives (PCIe's AckNak latency timer). Sets when the replay buffer frees.",
+           0),
+         P("retry_latency", Kind::kTime, "30ns", "ns",
+           "NAK turnaround: from a bad packet's tail at the receiver to the NAK leaving, plus "
+           "the sender's time to start the replay. A replay starts 2 x latency + "
+           "retry_latency after the bad packet's tail left the sender.",
+           0)}}});
   r.push_back(
       {Category::kDevice,
        {"endpoint",

@@ -1,6 +1,7 @@
 #include "fabrics/system_spec.h"
 
 #include <cmath>
+#include <cstdio>
 #include <regex>
 #include <set>
 
@@ -169,6 +170,10 @@ class Loader {
       l.latency_ps = p.time_ps("latency");
       l.vcs = uint32_t(p.integer("vcs"));
       l.rx_buffer_bytes = p.bytes("rx_buffer");
+      l.ber = p.real("ber");
+      l.replay_buffer_bytes = p.bytes("replay_buffer");
+      l.ack_delay_ps = p.time_ps("ack_delay");
+      l.retry_latency_ps = p.time_ps("retry_latency");
       const uint64_t pkt_wire = l.framing.packet_wire_bytes(l.packet_payload);
       if (l.rx_buffer_bytes < pkt_wire)
         p.fail("rx_buffer",
@@ -531,6 +536,29 @@ class Loader {
                 format_bytes(s_.aggregate_bytes),
             "raise rx_buffer to at least " + format_bytes(wire) +
                 " or lower simulation.aggregate_bytes");
+      // Link-level retry: the replay buffer keeps a transaction until its ack is back, so
+      // it must hold one transaction plus what the line carries in an ack round trip, or
+      // the replay buffer, not the line, would set the throughput even without errors.
+      if (l.ber > 0) {
+        const uint64_t rtt_ps = 2 * l.latency_ps + l.ack_delay_ps;
+        const uint64_t rtt_bytes = uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) /
+                                            8'000'000'000'000ull);
+        if (l.replay_buffer_bytes < wire + rtt_bytes)
+          link_params_.at(name).fail(
+              "replay_buffer",
+              "replay_buffer " + format_bytes(l.replay_buffer_bytes) + " (" +
+                  std::to_string(l.replay_buffer_bytes) + " B) is smaller than one transaction (" +
+                  std::to_string(wire) + " B on the wire) + an ack round trip (2 x latency " +
+                  format_time_ps(l.latency_ps) + " + ack_delay " + format_time_ps(l.ack_delay_ps) +
+                  " at " + format_bandwidth_bps(l.rate_bps) + " = " + std::to_string(rtt_bytes) +
+                  " B) with ber " + [&] {
+                    char b[32];
+                    std::snprintf(b, sizeof b, "%g", l.ber);
+                    return std::string(b);
+                  }(),
+              "raise replay_buffer to at least " + std::to_string(wire + rtt_bytes) +
+                  "B, or lower latency, ack_delay or simulation.aggregate_bytes");
+      }
     }
     // Every endpoint's links must agree on the packet payload its DMA cuts.
     for (const topo::Device& d : s_.graph.devices) {
