@@ -100,17 +100,18 @@ std::vector<TypeEntry> build() {
            0.0, 1e-3),
          P("replay_buffer", Kind::kBytes, "64KiB", "bytes (wire bytes, per direction)",
            "Sender's replay buffer: wire bytes kept until acknowledged. A transaction starts "
-           "only when it fits. With ber > 0 it must hold one transaction + the bytes of an "
-           "ack round trip (rate x (2 x latency + ack_delay)).",
+           "only when it fits. Used only when ber > 0, and then it must hold one transaction + "
+           "the bytes of an ack round trip (rate x (2 x latency + ack_delay)).",
            1),
          P("ack_delay", Kind::kTime, "20ns", "ns",
            "Receiver's ack coalescing: a good packet is acknowledged this long after its tail "
-           "arrives (PCIe's AckNak latency timer). Sets when the replay buffer frees.",
+           "arrives (PCIe's AckNak latency timer). Sets when the replay buffer frees. Used only "
+           "when ber > 0.",
            0),
          P("retry_latency", Kind::kTime, "30ns", "ns",
            "NAK turnaround: from a bad packet's tail at the receiver to the NAK leaving, plus "
            "the sender's time to start the replay. A replay starts 2 x latency + "
-           "retry_latency after the bad packet's tail left the sender.",
+           "retry_latency after the bad packet's tail left the sender. Used only when ber > 0.",
            0)}}});
   r.push_back(
       {Category::kDevice,
