@@ -145,7 +145,9 @@ void Port::tx_method() {
   // before it has arrived here and been re-serialised.
   const bool multi = p->npackets > 1;
   uint64_t ser, first, last;
-  if (!retry_) {
+  // No retry, or no bit error in this transaction (the common case with retry).
+  const bool clean = !retry_ || bits_to_error_ >= 8 * wire;
+  if (clean) {
     ser = ser_.take_ps(wire);
     first = multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->packet_payload)) : ser;
     last = multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->last_packet_payload())) : ser;
@@ -166,6 +168,7 @@ void Port::tx_method() {
   p->head_ps = multi ? t + first : end;
   p->tail_ps = end;
   if (retry_) {
+    if (clean) bits_to_error_ -= 8 * wire;  // else draw_crc_errors() consumed the bits
     replay_used_ += wire;
     acks_.push(Ack{end + ack_wait_ps_, wire});
   }
