@@ -114,6 +114,10 @@ void Port::tx_method() {
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;
+    if (replay_stall_since_ != UINT64_MAX) {  // now waiting for credits: count each wait once
+      c_.replay_stall_ps += t - replay_stall_since_;
+      replay_stall_since_ = UINT64_MAX;
+    }
     // Wake when the next credit return lands (or, if none is in flight, when one is sent).
     if (!credit_fifo_.empty()) sched.set(credit_alarm_, credit_fifo_.front().at_ps);
     return;
