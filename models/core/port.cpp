@@ -42,6 +42,8 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link) {
   link_ = link;
   peer_link_ = peer_link;
   ser_ = Serializer(link.rate_bps);
+  ualink_ = link.framing.kind == Framing::Kind::kUALink;
+  if (ualink_) stream_ = FlitStream(link.framing, link.rate_bps);
   latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
   credits_.assign(link.vcs, peer_link.rx_buffer_bytes);
@@ -61,7 +63,8 @@ void Port::tx_method() {
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
-  const uint64_t wire = link_.framing.transaction_wire_bytes(*p);
+  const uint64_t tl = ualink_ ? link_.framing.transaction_tl_bytes(*p) : 0;
+  const uint64_t wire = ualink_ ? stream_.peek_wire(tl) : link_.framing.transaction_wire_bytes(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;
@@ -79,14 +82,36 @@ void Port::tx_method() {
   // Store-and-forward per packet, cut-through per transaction: the transaction's first
   // packet can leave once fully present (head_ps <= t), and its last packet cannot finish
   // before it has arrived here and been re-serialised.
-  const uint64_t ser = ser_.take_ps(wire);
   const bool multi = p->npackets > 1;
-  const uint64_t first = multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->packet_payload))
-                               : ser;
-  const uint64_t last =
-      multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->last_packet_payload())) : ser;
-  const uint64_t end = std::max(t + ser, p->tail_ps + last);
-  p->head_ps = multi ? t + first : end;
+  uint64_t end, busy_end;
+  if (ualink_) {
+    // Stream framing: the packet is usable downstream when the codeword holding its last
+    // byte has been sent; the transmitter is free for the next packet as soon as its last
+    // byte is placed, and that packet may share the codeword.
+    const Framing& f = link_.framing;
+    const uint64_t first_tl = multi ? f.tl_bytes(p->packet_payload, p->kind) : tl;
+    const FlitStream::Placement pl = stream_.place(t, tl, first_tl);
+    FABRICSIM_ASSERT(pl.wire_bytes == wire, display_name_ + ": stream wire bytes changed");
+    end = pl.done_ps;
+    busy_end = pl.free_ps;
+    if (multi && p->tail_ps + stream_.codeword_ps() > end) {
+      // The tail has not arrived yet: the last packet's codeword cannot end before it has.
+      end = p->tail_ps + stream_.codeword_ps();
+      busy_end = end;
+      stream_.close();
+    }
+    p->head_ps = multi ? pl.first_ps : end;
+  } else {
+    const uint64_t ser = ser_.take_ps(wire);
+    const uint64_t first =
+        multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->packet_payload, p->kind)) : ser;
+    const uint64_t last =
+        multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->last_packet_payload(), p->kind))
+              : ser;
+    end = std::max(t + ser, p->tail_ps + last);
+    busy_end = end;
+    p->head_ps = multi ? t + first : end;
+  }
   p->tail_ps = end;
   p->link_bytes = uint32_t(wire);
   ++p->hops;
@@ -95,13 +120,13 @@ void Port::tx_method() {
   c_.tx_wire_bytes += wire;
   c_.tx_packets += p->npackets;
   ++c_.tx_transactions;
-  c_.busy_ps += end - t;
-  busy_until_ = end;
+  c_.busy_ps += busy_end - t;
+  busy_until_ = busy_end;
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
   tx->nb_transport_fw(*p, ph, d);
-  sched.set(tx_alarm_, end);
+  sched.set(tx_alarm_, busy_end);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
