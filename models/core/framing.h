@@ -35,16 +35,23 @@ struct Framing {
 
   // Wire bytes of one packet carrying `payload` bytes. kUALink: the packet's share of
   // codeword bytes rounded up (a lone packet; streams carry the remainder, FlitStream).
-  uint64_t packet_wire_bytes(uint32_t payload, PacketKind kind = PacketKind::kData) const;
+  uint64_t packet_wire_bytes(uint32_t payload, PacketKind pk = PacketKind::kData) const;
   // Wire bytes of a transaction: every packet framed separately.
   uint64_t transaction_wire_bytes(const Packet& p) const;
   // kUALink: TL stream bytes of one packet: its field + data rounded up to half-flits.
-  uint64_t tl_bytes(uint32_t payload, PacketKind kind = PacketKind::kData) const;
+  uint64_t tl_bytes(uint32_t payload, PacketKind pk = PacketKind::kData) const;
   uint64_t transaction_tl_bytes(const Packet& p) const;
   uint32_t dl_payload_bytes() const { return dl_flit_bytes - dl_overhead_bytes; }
   // Payload / wire for back-to-back packets of `payload` bytes: the protocol efficiency.
   // kUALink, exact for a long stream: payload / (tl_bytes x codeword / DL payload).
-  double efficiency(uint32_t payload, PacketKind kind = PacketKind::kData) const;
+  double efficiency(uint32_t payload, PacketKind pk = PacketKind::kData) const;
+  // kUALink: efficiency against the data rate instead of the signalling rate, i.e. against
+  // DL-flit bytes instead of codeword bytes: payload x (dl_flit - dl_overhead) /
+  // (tl_bytes x dl_flit). The UALink 1.0 "200 Gb/s per lane" is this data rate: 212.5
+  // GT/s x 640 / 680. For 256 B writes: 256 x 628 / (272 x 640) = 92.35%.
+  double data_rate_efficiency(uint32_t payload, PacketKind pk = PacketKind::kData) const {
+    return double(payload) * dl_payload_bytes() / (double(tl_bytes(payload, pk)) * dl_flit_bytes);
+  }
   std::string describe() const;
 };
 
