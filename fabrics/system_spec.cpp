@@ -233,13 +233,20 @@ class Loader {
              "fec_codeword_bytes " + std::to_string(f.fec_codeword_bytes) +
                  " B cannot carry a " + std::to_string(f.dl_flit_bytes) + " B DL flit",
              "use at least dl_flit_bytes (UALink: 680B per 640B flit)");
-    if (f.tl_flit_bytes % 2 != 0 || f.tl_request_bytes > f.tl_flit_bytes / 2 ||
-        f.tl_response_bytes > f.tl_flit_bytes / 2)
+    if (f.tl_flit_bytes % 2 != 0)
       p.fail("tl_flit_bytes",
-             "TL fields (request " + std::to_string(f.tl_request_bytes) + " B, response " +
-                 std::to_string(f.tl_response_bytes) + " B) must fit a half-flit of a " +
-                 std::to_string(f.tl_flit_bytes) + " B TL flit (an even size)",
-             "UALink: 64B TL flits, 16B request and 8B response fields");
+             "tl_flit_bytes " + std::to_string(f.tl_flit_bytes) +
+                 " B cannot be split into two half-flits",
+             "use an even size (UALink: 64B)");
+    for (const char* key : {"tl_request_bytes", "tl_response_bytes"}) {
+      const uint64_t b = p.bytes(key);
+      if (b > f.tl_flit_bytes / 2)
+        p.fail(key,
+               std::string(key) + " " + std::to_string(b) + " B does not fit a " +
+                   std::to_string(f.tl_flit_bytes / 2) + " B half-flit of a " +
+                   std::to_string(f.tl_flit_bytes) + " B TL flit",
+               "UALink: 16B request and 8B response fields in 64B TL flits");
+    }
   }
 
   void device_types() {
