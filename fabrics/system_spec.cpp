@@ -224,13 +224,15 @@ class Loader {
     const Framing& f = l.framing;
     // The most likely slip: the data rate given as lane_rate, which charges the codeword's
     // parity a second time. lane_rate x dl_flit / codeword = lane_rate means no FEC.
-    if (p.bandwidth_bps("lane_rate") == 200'000'000'000ull && f.fec_codeword_bytes > f.dl_flit_bytes)
+    if (p.bandwidth_bps("lane_rate") == 200'000'000'000ull &&
+        f.fec_codeword_bytes > f.dl_flit_bytes)
       p.fail("lane_rate",
              "lane_rate 200Gb/s is UALink's data rate; framing: ualink charges the " +
                  std::to_string(f.fec_codeword_bytes) + " B codeword per " +
                  std::to_string(f.dl_flit_bytes) + " B DL flit, so the FEC would count twice",
              "give the signalling rate: lane_rate: 212.5Gb/s (= 200Gb/s x " +
-                 std::to_string(f.fec_codeword_bytes) + " / " + std::to_string(f.dl_flit_bytes) + ")");
+                 std::to_string(f.fec_codeword_bytes) + " / " +
+                 std::to_string(f.dl_flit_bytes) + ")");
     if (f.dl_overhead_bytes >= f.dl_flit_bytes)
       p.fail("dl_overhead_bytes",
              "dl_overhead_bytes " + std::to_string(f.dl_overhead_bytes) +

@@ -10,7 +10,8 @@ namespace fabricsim {
 uint64_t Framing::tl_bytes(uint32_t payload, PacketKind k) const {
   // Responses (read data, write completions) carry a response field, everything else a
   // request field; data travels in whole half-flits.
-  const bool response = k == PacketKind::kAck || k == PacketKind::kNack || k == PacketKind::kReadResp;
+  const bool response =
+      k == PacketKind::kAck || k == PacketKind::kNack || k == PacketKind::kReadResp;
   const uint64_t half = tl_flit_bytes / 2;
   const uint64_t data = (uint64_t(payload) + half - 1) / half * half;
   return (response ? tl_response_bytes : tl_request_bytes) + data;
@@ -24,7 +25,8 @@ uint64_t Framing::transaction_tl_bytes(const Packet& p) const {
 
 double Framing::efficiency(uint32_t payload, PacketKind k) const {
   if (kind == Kind::kUALink)
-    return double(payload) * dl_payload_bytes() / (double(tl_bytes(payload, k)) * fec_codeword_bytes);
+    return double(payload) * dl_payload_bytes() /
+           (double(tl_bytes(payload, k)) * fec_codeword_bytes);
   return double(payload) / double(packet_wire_bytes(payload, k));
 }
 

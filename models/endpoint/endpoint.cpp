@@ -173,7 +173,8 @@ void Endpoint::rx_arrive(int port, Packet* p) {
     }
     if (d.kind == PacketKind::kReadResp) {
       auto it = reads_issued_.find((uint64_t(d.src) << 40) | d.tag);
-      FABRICSIM_ASSERT(it != reads_issued_.end(), display_name_ + ": read response without a request");
+      FABRICSIM_ASSERT(it != reads_issued_.end(),
+                       display_name_ + ": read response without a request");
       const uint64_t rtt = now - it->second;
       reads_issued_.erase(it);
       ++reads_done_;
