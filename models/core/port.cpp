@@ -43,6 +43,8 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   link_ = link;
   peer_link_ = peer_link;
   ser_ = Serializer(link.rate_bps);
+  ualink_ = link.framing.kind == Framing::Kind::kUALink;
+  if (ualink_) stream_ = FlitStream(link.framing, link.rate_bps);
   latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
   credits_.assign(link.vcs, peer_link.rx_buffer_bytes);
@@ -110,7 +112,8 @@ void Port::tx_method() {
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
-  const uint64_t wire = link_.framing.transaction_wire_bytes(*p);
+  const uint64_t tl = ualink_ ? link_.framing.transaction_tl_bytes(*p) : 0;
+  const uint64_t wire = ualink_ ? stream_.peek_wire(tl) : link_.framing.transaction_wire_bytes(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;
@@ -148,28 +151,51 @@ void Port::tx_method() {
   // packet can leave once fully present (head_ps <= t), and its last packet cannot finish
   // before it has arrived here and been re-serialised.
   const bool multi = p->npackets > 1;
-  uint64_t ser, first, last;
-  // No retry, or no bit error in this transaction (the common case with retry).
-  const bool clean = !retry_ || bits_to_error_ >= 8 * wire;
-  if (clean) {
-    ser = ser_.take_ps(wire);
-    first = multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->packet_payload)) : ser;
-    last = multi ? ser_.peek_ps(link_.framing.packet_wire_bytes(p->last_packet_payload())) : ser;
+  uint64_t end, busy_end;
+  bool clean = true;  // no bit error in this transaction (always so without retry)
+  if (ualink_) {
+    // Stream framing: the packet is usable downstream when the codeword holding its last
+    // byte has been sent; the transmitter is free for the next packet as soon as its last
+    // byte is placed, and that packet may share the codeword. (Retry is not supported on
+    // UALink framing: the config check rejects ber > 0 there.)
+    const Framing& f = link_.framing;
+    const uint64_t first_tl = multi ? f.tl_bytes(p->packet_payload, p->kind) : tl;
+    const FlitStream::Placement pl = stream_.place(t, tl, first_tl);
+    FABRICSIM_ASSERT(pl.wire_bytes == wire, display_name_ + ": stream wire bytes changed");
+    end = pl.done_ps;
+    busy_end = pl.free_ps;
+    if (multi && p->tail_ps + stream_.codeword_ps() > end) {
+      // The tail has not arrived yet: the last packet's codeword cannot end before it has.
+      end = p->tail_ps + stream_.codeword_ps();
+      busy_end = end;
+      stream_.close();
+    }
+    p->head_ps = multi ? pl.first_ps : end;
   } else {
-    // Bad copies are serialised again and each NAK round trip holds the serialiser; the
-    // first and last packets' good copies come later by their own losses.
-    const uint64_t full = multi ? link_.framing.packet_wire_bytes(p->packet_payload) : wire;
+    const uint64_t full_bytes =
+        multi ? link_.framing.packet_wire_bytes(p->packet_payload, p->kind) : wire;
     const uint64_t last_bytes =
-        multi ? link_.framing.packet_wire_bytes(p->last_packet_payload()) : wire;
-    uint64_t wait = 0, first_lost = 0, last_lost = 0;
-    const uint64_t extra =
-        draw_crc_errors(multi ? p->npackets : 1, full, last_bytes, wait, first_lost, last_lost);
-    ser = ser_.take_ps(wire + extra) + wait;
-    first = multi ? ser_.peek_ps(full) + first_lost : ser;
-    last = multi ? ser_.peek_ps(last_bytes) + last_lost : ser;
+        multi ? link_.framing.packet_wire_bytes(p->last_packet_payload(), p->kind) : wire;
+    uint64_t ser, first, last;
+    clean = !retry_ || bits_to_error_ >= 8 * wire;
+    if (clean) {
+      ser = ser_.take_ps(wire);
+      first = multi ? ser_.peek_ps(full_bytes) : ser;
+      last = multi ? ser_.peek_ps(last_bytes) : ser;
+    } else {
+      // Bad copies are serialised again and each NAK round trip holds the serialiser; the
+      // first and last packets' good copies come later by their own losses.
+      uint64_t wait = 0, first_lost = 0, last_lost = 0;
+      const uint64_t extra = draw_crc_errors(multi ? p->npackets : 1, full_bytes, last_bytes,
+                                             wait, first_lost, last_lost);
+      ser = ser_.take_ps(wire + extra) + wait;
+      first = multi ? ser_.peek_ps(full_bytes) + first_lost : ser;
+      last = multi ? ser_.peek_ps(last_bytes) + last_lost : ser;
+    }
+    end = std::max(t + ser, p->tail_ps + last);
+    busy_end = end;
+    p->head_ps = multi ? t + first : end;
   }
-  const uint64_t end = std::max(t + ser, p->tail_ps + last);
-  p->head_ps = multi ? t + first : end;
   p->tail_ps = end;
   if (retry_) {
     if (clean) bits_to_error_ -= 8 * wire;  // else draw_crc_errors() consumed the bits
@@ -183,13 +209,13 @@ void Port::tx_method() {
   c_.tx_wire_bytes += wire;
   c_.tx_packets += p->npackets;
   ++c_.tx_transactions;
-  c_.busy_ps += end - t;
-  busy_until_ = end;
+  c_.busy_ps += busy_end - t;
+  busy_until_ = busy_end;
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
   tx->nb_transport_fw(*p, ph, d);
-  sched.set(tx_alarm_, end);
+  sched.set(tx_alarm_, busy_end);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {

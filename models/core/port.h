@@ -169,6 +169,8 @@ class Port : public sc_core::sc_module,
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
   Serializer ser_;
+  FlitStream stream_;  // framing: ualink
+  bool ualink_ = false;
   sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
   uint64_t busy_until_ = 0;
   std::vector<uint64_t> credits_;
