@@ -3,6 +3,7 @@
 #include <sys/resource.h>
 
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -10,6 +11,7 @@
 
 #include <systemc>
 
+#include "fabrics/ceiling.h"
 #include "fabrics/elaborate.h"
 #include "fabrics/registry.h"
 #include "fabrics/results.h"
@@ -176,13 +178,18 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"payload_bytes_delivered", received},
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.functional}};
+  const Ceiling ceiling = busbw_ceiling(spec);
   if (!o.quiet) {
     print_table(std::cout, spec, rows);
+    char line[256];
+    std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
+                  ceiling.busbw_GBps, ceiling.limited_by.c_str());
+    std::cout << line;
     print_cost(std::cout, cost);
   }
   if (o.out) {
-    const nlohmann::json j =
-        results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
+    nlohmann::json j = results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
+    j["ceiling"] = ceiling_json(ceiling);
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);
     f << j.dump(2) << "\n";

@@ -103,12 +103,8 @@ std::vector<TypeEntry> build() {
          P("memory_bandwidth", Kind::kBandwidth, "", "GB/s",
            "Local memory bandwidth; a reduction of B bytes moves 3B (two reads, one write).",
            1)}}});
-  r.push_back(
-      {Category::kDevice,
-       {"switch",
-        "The switch frame: ingress pipeline, routing, input queues, crossbar arbiter, "
-        "egress queues (in `device_types:`).",
-        {E("protocol", kProtocols, "", "Protocol of its ports."),
+  const std::vector<ParamSpec> switch_params{
+         E("protocol", kProtocols, "", "Protocol of its ports."),
          P("ports", Kind::kInt, "", "ports", "Switch ports; unlinked ones stay unused.", 2, 4096),
          P("pipeline_latency", Kind::kTime, "", "ns",
            "Ingress pipeline: arrival of a packet's head to eligible for the crossbar.", 0),
@@ -126,7 +122,39 @@ std::vector<TypeEntry> build() {
            1),
          E("route_select", {"adaptive", "hash"}, "adaptive",
            "Choice among equal-cost outputs: least queued bytes, or a hash of the packet's "
-           "source, destination and entropy.")}}});
+           "source, destination and entropy.")};
+  r.push_back({Category::kDevice,
+               {"switch",
+                "The switch frame: ingress pipeline, routing, input queues, crossbar arbiter, "
+                "egress queues (in `device_types:`).",
+                switch_params}});
+  {
+    // A PCIe root complex: the switch frame plus the host path (models/switch/host_path.h).
+    std::vector<ParamSpec> ps = switch_params;
+    ps.push_back(P("p2p", Kind::kBool, "false", "",
+                   "true: peer traffic is forwarded port to port through the root complex "
+                   "(up and down its data path once). false: it bounces through host memory "
+                   "(up, written to memory, read back, down), as when GPUs cannot write to "
+                   "each other."));
+    ps.push_back(P("root_complex_bandwidth", Kind::kBandwidth, "", "GB/s (per direction)",
+                   "Data path between the root ports and the host, per direction (ports -> "
+                   "host, host -> ports); every forwarded byte crosses it once each way.",
+                   1));
+    ps.push_back(P("host_memory_bandwidth", Kind::kBandwidth, "", "GB/s (reads + writes)",
+                   "Host memory (DRAM) bandwidth shared by reads and writes, e.g. 12 DDR5-4800 "
+                   "channels x 38.4 GB/s = 460.8GB/s; a bounced byte is written once and read "
+                   "once (p2p: false).",
+                   1));
+    ps.push_back(P("memory_latency", Kind::kTime, "100ns", "ns",
+                   "Host memory read latency added to every bounced transaction (p2p: false).",
+                   0));
+    r.push_back({Category::kDevice,
+                 {"root_complex",
+                  "A PCIe root complex (in `device_types:`): the switch frame whose every "
+                  "transfer also crosses the host data path and, with p2p: false, host "
+                  "memory (write + read).",
+                  ps}});
+  }
   r.push_back(
       {Category::kTopology,
        {"switched_node",

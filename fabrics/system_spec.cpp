@@ -196,7 +196,7 @@ class Loader {
       Params p = cfg::parse_params(e.spec, kv.second, file_, path, {"type"});
       DeviceType d;
       d.name = name;
-      d.is_switch = e.spec.type == "switch";
+      d.is_switch = e.spec.type == "switch" || e.spec.type == "root_complex";
       d.protocol = p.str("protocol");
       d.ports = int(p.integer("ports"));
       if (d.is_switch) {
@@ -208,6 +208,13 @@ class Loader {
         d.sw.speedup = p.real("speedup");
         d.sw.egress_buffer_bytes = p.bytes("egress_buffer");
         d.sw.route_select = p.str("route_select");
+        if (e.spec.type == "root_complex") {
+          d.sw.host.enabled = true;
+          d.sw.host.p2p = p.boolean("p2p");
+          d.sw.host.rc_bps = p.bandwidth_bps("root_complex_bandwidth");
+          d.sw.host.memory_bps = p.bandwidth_bps("host_memory_bandwidth");
+          d.sw.host.memory_latency_ps = p.time_ps("memory_latency");
+        }
       } else {
         d.endpoint.ports = d.ports;
         d.endpoint.memory_bandwidth_Bps = p.bandwidth_bps("memory_bandwidth") / 8;

@@ -38,6 +38,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
                                        i, /*rx_at_head=*/true, p.pipeline_latency_ps);
   }
   arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
+  if (p.host.enabled) host_ = std::make_unique<HostPath>(p.host);
   if (voq_mode_)
     voq_.resize(size_t(n_) * n_);
   else
@@ -174,6 +175,13 @@ void Switch::transfer(int in, int out, uint64_t t) {
     p->head_ps = end;
   }
   p->tail_ps = end;
+  if (host_) {
+    // A root complex: the transaction goes up to the host (and, p2p off, through host
+    // memory) and comes back down before its egress port may send it, whole
+    // (store-and-forward per transaction). The crossbar itself is free at `end`; the
+    // egress queue, bounded by egress_buffer, holds it meanwhile.
+    p->head_ps = p->tail_ps = std::max(end, host_->forward(t, p->payload_bytes));
+  }
   in_busy_[in] = end;
   out_busy_[out] = end;
 
@@ -194,8 +202,9 @@ void Switch::tx_pop(int port, Packet* p) {
   if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
-nlohmann::json Switch::stats_json(uint64_t) const {
+nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
+  if (host_) j["host_path"] = host_->stats_json(now_ps);
   j["crossbar_transfers"] = transfers_;
   j["arbitrations"] = arbitrations_;
   j["input_queues"] = params_.input_queues;
