@@ -30,7 +30,7 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
-    "  fabricsim check CONFIG [--set key.path=value]...\n"
+    "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
     "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
@@ -218,6 +218,11 @@ int app_main(const std::vector<std::string>& args) {
     const Options o = parse_args(args);
     if (o.command == "describe") {
       std::cout << (o.type.empty() ? cfg::describe_all() : cfg::describe_one(o.type));
+      return kExitOk;
+    }
+    if (o.command == "check" && is_compare_file(o.config)) {
+      const CompareSpec c = load_compare(o.config, o.sets);
+      std::cout << c.file << ": ok (compare file, " << c.systems.size() << " systems)\n";
       return kExitOk;
     }
     if (o.command == "check") {

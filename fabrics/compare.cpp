@@ -128,6 +128,15 @@ int run_child(const CompareSystem& s, const std::string& dir, const std::string&
 
 }  // namespace
 
+bool is_compare_file(const std::string& file) {
+  try {
+    const YAML::Node root = cfg::load_yaml_file(file);
+    return root["systems"].IsDefined() && !root["link_types"].IsDefined();
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
 CompareSpec load_compare(const std::string& file, const std::vector<std::string>& extra_sets) {
   YAML::Node root = cfg::load_yaml_file(file);
   check_keys(file, root, "", kTopKeys);

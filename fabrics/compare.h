@@ -23,6 +23,11 @@ struct CompareSpec {
   std::vector<CompareSystem> systems;
 };
 
+// True if `file` is a compare file: a YAML map with `systems` and no `link_types` (so
+// `fabricsim check` validates it as one). False for anything else, including unreadable
+// files, which the config loader then reports.
+bool is_compare_file(const std::string& file);
+
 // Parses and validates a compare file; `extra_sets` (command-line --set) are applied to
 // every system after the file's. Every listed config is loaded and checked as
 // `fabricsim check` would. Bad input throws InputError ("file:line:col: key: problem;
