@@ -103,8 +103,12 @@ std::vector<TypeEntry> build() {
          P("memory_bandwidth", Kind::kBandwidth, "", "GB/s",
            "Local memory bandwidth; a reduction of B bytes moves 3B (two reads, one write).",
            1)}}});
-  const std::vector<ParamSpec> switch_params{
-         E("protocol", kProtocols, "", "Protocol of its ports."),
+  r.push_back(
+      {Category::kDevice,
+       {"switch",
+        "The switch frame: ingress pipeline, routing, input queues, crossbar arbiter, "
+        "egress queues (in `device_types:`).",
+        {E("protocol", kProtocols, "", "Protocol of its ports."),
          P("ports", Kind::kInt, "", "ports", "Switch ports; unlinked ones stay unused.", 2, 4096),
          P("pipeline_latency", Kind::kTime, "", "ns",
            "Ingress pipeline: arrival of a packet's head to eligible for the crossbar.", 0),
@@ -122,15 +126,34 @@ std::vector<TypeEntry> build() {
            1),
          E("route_select", {"adaptive", "hash"}, "adaptive",
            "Choice among equal-cost outputs: least queued bytes, or a hash of the packet's "
-           "source, destination and entropy.")};
-  r.push_back({Category::kDevice,
-               {"switch",
-                "The switch frame: ingress pipeline, routing, input queues, crossbar arbiter, "
-                "egress queues (in `device_types:`).",
-                switch_params}});
+           "source, destination and entropy.")}}});
+  r.push_back(
+      {Category::kTopology,
+       {"switched_node",
+        "N endpoints, S switches, links_per_switch[s] links from every endpoint to switch s "
+        "(DGX H100: 8 GPUs, 4 NVSwitch3, 5/4/4/5).",
+        {P("endpoint_type", Kind::kString, "", "", "A device type of type endpoint."),
+         P("endpoints", Kind::kInt, "", "", "Number of endpoints (ranks, in order).", 1, 4096),
+         P("endpoint_prefix", Kind::kString, "gpu", "", "Endpoint names: prefix + index."),
+         P("switch_type", Kind::kString, "", "", "A device type of type switch."),
+         P("switches", Kind::kInt, "", "", "Number of switches.", 1, 4096),
+         P("switch_prefix", Kind::kString, "sw", "", "Switch names: prefix + index."),
+         P("links_per_switch", Kind::kIntList, "", "links",
+           "Links from every endpoint to switch s; sums to the endpoint's ports.", 0, 4096),
+         P("link_type", Kind::kString, "", "", "A link type from link_types.")}}});
+  r.push_back(
+      {Category::kTopology,
+       {"explicit",
+        "Devices and links listed one by one: `devices: {name: device_type}`, `links: - {a: "
+        "\"gpu0.port[0]\", b: \"sw0.port[3]\", type: link_type}` (quote port names inside "
+        "{...}: '[' is YAML syntax there), optional `ranks: [names]` (default: every "
+        "endpoint in declaration order).",
+        {}}});
   {
     // A PCIe root complex: the switch frame plus the host path (models/switch/host_path.h).
-    std::vector<ParamSpec> ps = switch_params;
+    std::vector<ParamSpec> ps;
+    for (const TypeEntry& e : r)
+      if (e.spec.type == "switch") ps = e.spec.params;
     ps.push_back(P("p2p", Kind::kBool, "false", "",
                    "true: peer traffic is forwarded port to port through the root complex "
                    "(up and down its data path once). false: it bounces through host memory "
@@ -155,28 +178,6 @@ std::vector<TypeEntry> build() {
                   "memory (write + read).",
                   ps}});
   }
-  r.push_back(
-      {Category::kTopology,
-       {"switched_node",
-        "N endpoints, S switches, links_per_switch[s] links from every endpoint to switch s "
-        "(DGX H100: 8 GPUs, 4 NVSwitch3, 5/4/4/5).",
-        {P("endpoint_type", Kind::kString, "", "", "A device type of type endpoint."),
-         P("endpoints", Kind::kInt, "", "", "Number of endpoints (ranks, in order).", 1, 4096),
-         P("endpoint_prefix", Kind::kString, "gpu", "", "Endpoint names: prefix + index."),
-         P("switch_type", Kind::kString, "", "", "A device type of type switch."),
-         P("switches", Kind::kInt, "", "", "Number of switches.", 1, 4096),
-         P("switch_prefix", Kind::kString, "sw", "", "Switch names: prefix + index."),
-         P("links_per_switch", Kind::kIntList, "", "links",
-           "Links from every endpoint to switch s; sums to the endpoint's ports.", 0, 4096),
-         P("link_type", Kind::kString, "", "", "A link type from link_types.")}}});
-  r.push_back(
-      {Category::kTopology,
-       {"explicit",
-        "Devices and links listed one by one: `devices: {name: device_type}`, `links: - {a: "
-        "\"gpu0.port[0]\", b: \"sw0.port[3]\", type: link_type}` (quote port names inside "
-        "{...}: '[' is YAML syntax there), optional `ranks: [names]` (default: every "
-        "endpoint in declaration order).",
-        {}}});
   // Sweep parameters shared by both workload types.
   const std::vector<ParamSpec> sweep_params{
       P("min_bytes", Kind::kBytes, "", "bytes", "First message size (nccl-tests size).", 1),

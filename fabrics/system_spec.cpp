@@ -201,13 +201,6 @@ class Loader {
       d.ports = int(p.integer("ports"));
       if (d.is_switch) {
         d.sw.ports = d.ports;
-        d.sw.pipeline_latency_ps = p.time_ps("pipeline_latency");
-        d.sw.input_queues = p.str("input_queues");
-        d.sw.arbiter = p.str("arbiter");
-        d.sw.islip_iterations = int(p.integer("islip_iterations"));
-        d.sw.speedup = p.real("speedup");
-        d.sw.egress_buffer_bytes = p.bytes("egress_buffer");
-        d.sw.route_select = p.str("route_select");
         if (e.spec.type == "root_complex") {
           d.sw.host.enabled = true;
           d.sw.host.p2p = p.boolean("p2p");
@@ -215,6 +208,13 @@ class Loader {
           d.sw.host.memory_bps = p.bandwidth_bps("host_memory_bandwidth");
           d.sw.host.memory_latency_ps = p.time_ps("memory_latency");
         }
+        d.sw.pipeline_latency_ps = p.time_ps("pipeline_latency");
+        d.sw.input_queues = p.str("input_queues");
+        d.sw.arbiter = p.str("arbiter");
+        d.sw.islip_iterations = int(p.integer("islip_iterations"));
+        d.sw.speedup = p.real("speedup");
+        d.sw.egress_buffer_bytes = p.bytes("egress_buffer");
+        d.sw.route_select = p.str("route_select");
       } else {
         d.endpoint.ports = d.ports;
         d.endpoint.memory_bandwidth_Bps = p.bandwidth_bps("memory_bandwidth") / 8;
