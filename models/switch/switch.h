@@ -81,6 +81,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   std::vector<uint64_t> egress_bytes_;
   std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
+  std::vector<uint64_t> rx_freed_;    // per input: when its last transaction's buffer frees
   uint64_t pending_ = 0;              // transactions in input queues
   uint64_t transfers_ = 0, arbitrations_ = 0;
   Alarm xbar_alarm_;
