@@ -88,7 +88,8 @@ Options parse_args(const std::vector<std::string>& args) {
     if (!positional.empty()) o.type = positional[0];
   } else {
     if (positional.size() != 1)
-      usage_error(o.command + " takes exactly one " + (o.command == "compare" ? "FILE" : "CONFIG file"));
+      usage_error(o.command + " takes exactly one " +
+                  (o.command == "compare" ? "FILE" : "CONFIG file"));
     o.config = positional[0];
   }
   return o;

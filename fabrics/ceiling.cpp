@@ -49,8 +49,8 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   cp.chunk_bytes = w.chunk_bytes;
   cp.root = w.root;
   const coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp);
-  const double bus_bytes =
-      double(cp.count) * w.elem_bytes * coll::busbw_factor(coll::algo_info(w.collective, w.algorithm), n);
+  const double bus_bytes = double(cp.count) * w.elem_bytes *
+                           coll::busbw_factor(coll::algo_info(w.collective, w.algorithm), n);
   const topo::Routes routes = topo::compute_routes(g);
 
   const size_t nd = g.devices.size();

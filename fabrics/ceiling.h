@@ -25,8 +25,8 @@ struct CeilingBound {
 };
 
 struct Ceiling {
-  double busbw_GBps = 0;         // min over bounds; 0 when the workload sends nothing
-  std::string limited_by;        // the resource of the smallest bound
+  double busbw_GBps = 0;             // min over bounds; 0 when the workload sends nothing
+  std::string limited_by;            // the resource of the smallest bound
   std::vector<CeilingBound> bounds;  // the tightest bound of each kind (endpoint links,
                                      // each root complex's data path and memory)
 };

@@ -68,10 +68,11 @@ std::vector<std::string> set_list(const std::string& file, const YAML::Node& n,
          "e.g. set: [\"simulation.aggregate_bytes=0B\"]");
   for (size_t i = 0; i < n.size(); ++i) {
     const std::string p = path + "[" + std::to_string(i) + "]";
-    const std::string s = scalar(file, n[i], p, "a key.path=value string",
-                                 "e.g. \"simulation.aggregate_bytes=0B\"");
+    const std::string s =
+        scalar(file, n[i], p, "a key.path=value string", "e.g. \"simulation.aggregate_bytes=0B\"");
     if (s.find('=') == std::string::npos || s.front() == '=')
-      fail(file, n[i], p, "'" + s + "' is not key.path=value", "e.g. \"simulation.aggregate_bytes=0B\"");
+      fail(file, n[i], p, "'" + s + "' is not key.path=value",
+           "e.g. \"simulation.aggregate_bytes=0B\"");
     out.push_back(s);
   }
   return out;
@@ -144,15 +145,18 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
   spec.file = file;
   YAML::Node v = root["version"];
   if (v.IsDefined() && !(v.IsScalar() && v.Scalar() == "1"))
-    fail(file, v, "version", "unsupported version " + cfg::describe_node(v), "only version 1 exists");
-  spec.name = root["name"].IsDefined() ? scalar(file, root["name"], "name", "a name", "e.g. name: scaleup")
-                                       : std::filesystem::path(file).stem().string();
+    fail(file, v, "version", "unsupported version " + cfg::describe_node(v),
+         "only version 1 exists");
+  spec.name = root["name"].IsDefined()
+                  ? scalar(file, root["name"], "name", "a name", "e.g. name: scaleup")
+                  : std::filesystem::path(file).stem().string();
   // sweep: {workload key: value} -> --set workload.key=value for every system.
   std::vector<std::string> common;
   YAML::Node sweep = root["sweep"];
   if (sweep.IsDefined() && !sweep.IsNull()) {
     if (!sweep.IsMap())
-      fail(file, sweep, "sweep", "expected a map of workload keys, found " + cfg::describe_node(sweep),
+      fail(file, sweep, "sweep",
+           "expected a map of workload keys, found " + cfg::describe_node(sweep),
            "e.g. sweep: {min_bytes: 1MiB, max_bytes: 1GiB}");
     const std::vector<std::string> keys = workload_keys();
     check_keys(file, sweep, "sweep", keys);
@@ -170,7 +174,8 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
     fail(file, root, "systems", "missing required key 'systems'",
          "list the systems: systems: [{config: dgx_h100.yaml, label: NVLink4}]");
   if (!systems.IsSequence() || systems.size() == 0)
-    fail(file, systems, "systems", "expected a non-empty list of systems, found " + cfg::describe_node(systems),
+    fail(file, systems, "systems",
+         "expected a non-empty list of systems, found " + cfg::describe_node(systems),
          "e.g. systems: [{config: dgx_h100.yaml, label: NVLink4}]");
   const std::filesystem::path base = std::filesystem::path(file).parent_path();
   std::set<std::string> labels;
@@ -194,8 +199,9 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
     if (!std::filesystem::is_regular_file(p, ec))
       fail(file, s["config"], path + ".config", "cannot read config '" + cs.config + "'",
            "paths are relative to the directory of " + file);
-    cs.label = s["label"].IsDefined() ? scalar(file, s["label"], path + ".label", "a label", "e.g. label: NVLink4")
-                                      : p.stem().string();
+    cs.label = s["label"].IsDefined()
+                   ? scalar(file, s["label"], path + ".label", "a label", "e.g. label: NVLink4")
+                   : p.stem().string();
     if (cs.label.empty() || cs.label.find_first_of(" \t") != std::string::npos)
       fail(file, s["label"], path + ".label", "label '" + cs.label + "' is empty or has spaces",
            "labels are table column names: e.g. NVLink4-H100");
@@ -331,8 +337,8 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
       const nlohmann::json& r = results[i];
       os << "# " << spec.systems[i].label << ": " << spec.systems[i].config << " ("
          << r["resolved_config"]["name"].get<std::string>() << ", "
-         << r["algorithm"].get<std::string>() << " " << r["collective"].get<std::string>()
-         << ", " << r["rows"].size() << " sizes); ceiling limited by "
+         << r["algorithm"].get<std::string>() << " " << r["collective"].get<std::string>() << ", "
+         << r["rows"].size() << " sizes); ceiling limited by "
          << r["ceiling"]["limited_by"].get<std::string>() << "\n";
     }
     std::cout << os.str();

@@ -11,10 +11,10 @@
 namespace fabricsim {
 
 struct CompareSystem {
-  std::string label;               // column name
-  std::string config;              // path, resolved against the compare file's directory
-  std::vector<std::string> sets;   // --set assignments for this system (sweep, set, CLI)
-  std::string where;               // "FILE:LINE:COL" of its entry, for messages
+  std::string label;              // column name
+  std::string config;             // path, resolved against the compare file's directory
+  std::vector<std::string> sets;  // --set assignments for this system (sweep, set, CLI)
+  std::string where;              // "FILE:LINE:COL" of its entry, for messages
 };
 
 struct CompareSpec {

@@ -7,7 +7,9 @@
 namespace fabricsim {
 
 HostPath::HostPath(const HostPathParams& p)
-    : p_(p), up_(p.rc_bps ? p.rc_bps : 1), down_(p.rc_bps ? p.rc_bps : 1),
+    : p_(p),
+      up_(p.rc_bps ? p.rc_bps : 1),
+      down_(p.rc_bps ? p.rc_bps : 1),
       mem_(p.memory_bps ? p.memory_bps : 1) {
   FABRICSIM_ASSERT(!p.enabled || p.rc_bps > 0, "host path: root complex bandwidth is zero");
   FABRICSIM_ASSERT(!p.enabled || p.p2p || p.memory_bps > 0, "host path: memory bandwidth is zero");

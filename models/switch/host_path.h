@@ -17,7 +17,6 @@
 // transaction's latency is store-and-forward per stage at transaction granularity.
 #pragma once
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "models/core/framing.h"
@@ -25,11 +24,11 @@
 namespace fabricsim {
 
 struct HostPathParams {
-  bool enabled = false;           // false: a plain switch (no host path)
-  bool p2p = false;               // true: forward port to port; false: bounce via memory
-  uint64_t rc_bps = 0;            // root complex data path, bits/s per direction
-  uint64_t memory_bps = 0;        // host memory bandwidth, bits/s (reads + writes)
-  uint64_t memory_latency_ps = 0; // read latency of host memory
+  bool enabled = false;            // false: a plain switch (no host path)
+  bool p2p = false;                // true: forward port to port; false: bounce via memory
+  uint64_t rc_bps = 0;             // root complex data path, bits/s per direction
+  uint64_t memory_bps = 0;         // host memory bandwidth, bits/s (reads + writes)
+  uint64_t memory_latency_ps = 0;  // read latency of host memory
 };
 
 class HostPath {

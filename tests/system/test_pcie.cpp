@@ -47,7 +47,8 @@ TEST(Pcie, HostBounceAllReduceIsBoundedByHostMemoryAndFarBelowNvlink) {
   const json& hp = p.results["stats"]["rc0"]["host_path"];
   uint64_t sent = 0;
   for (int g = 0; g < 8; ++g)
-    sent += p.results["stats"]["gpu" + std::to_string(g) + ".port[0]"]["tx_payload_bytes"].get<uint64_t>();
+    sent += p.results["stats"]["gpu" + std::to_string(g) + ".port[0]"]["tx_payload_bytes"]
+                .get<uint64_t>();
   EXPECT_EQ(hp["memory_bytes_written"].get<uint64_t>(), sent);
   EXPECT_EQ(hp["memory_bytes_read"].get<uint64_t>(), sent);
   EXPECT_GT(hp["memory_utilisation"].get<double>(), 0.95);
@@ -69,10 +70,10 @@ TEST(Pcie, HostBounceAllReduceIsBoundedByHostMemoryAndFarBelowNvlink) {
 // before it, aggregated transactions on this two-level path starved the write acks and
 // 64 MiB gave 47.88 GB/s (85%; docs/scaleup.md).
 TEST(Pcie, P2pUnderSwitchesIsBoundedByTheX16Link) {
-  RunResult r = run_fabricsim({"run", source("configs/pcie_8gpu_p2p.yaml"), "--set",
-                               "workload.min_bytes=4MiB", "--set", "workload.max_bytes=64MiB",
-                               "--set", "workload.step_factor=16", "--quiet"},
-                              fresh_dir("pcie_p2p"));
+  RunResult r = run_fabricsim(
+      {"run", source("configs/pcie_8gpu_p2p.yaml"), "--set", "workload.min_bytes=4MiB", "--set",
+       "workload.max_bytes=64MiB", "--set", "workload.step_factor=16", "--quiet"},
+      fresh_dir("pcie_p2p"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const double ceiling = r.results["ceiling"]["busbw_GBps"].get<double>();
   EXPECT_NEAR(ceiling, 16 * 32e9 * 0.98461538 / 8e9 * 256.0 / 286.0, 1e-6);

@@ -45,8 +45,8 @@ TEST(PcieFraming, Gen5x16EfficiencyIsPayloadOverPayloadPlusOverheadsTimes128Over
   EXPECT_NEAR(eff, 0.881334, 1e-6);
   // Raw: 16 lanes x 32 GT/s = 64 GB/s per direction; after encoding 63.02 GB/s (the
   // published "~63 GB/s" per x16 Gen5); payload 56.41 GB/s.
-  const double rate_GBps = double(p.integer("lanes")) * double(p.bandwidth_bps("lane_rate")) *
-                           encoding / 8e9;
+  const double rate_GBps =
+      double(p.integer("lanes")) * double(p.bandwidth_bps("lane_rate")) * encoding / 8e9;
   EXPECT_NEAR(rate_GBps, 63.015, 0.001);
   EXPECT_NEAR(rate_GBps * f.efficiency(payload), 56.41, 0.005);
   // A short packet pays the same overheads: an 8 B flag is 38 B on the wire.
@@ -57,9 +57,9 @@ HostPathParams bounce() {
   HostPathParams h;
   h.enabled = true;
   h.p2p = false;
-  h.rc_bps = 512ull * 8 * 1000000000;            // 512 GB/s per direction
-  h.memory_bps = 4608ull * 8 * 100000000;        // 460.8 GB/s
-  h.memory_latency_ps = 100000;                  // 100 ns
+  h.rc_bps = 512ull * 8 * 1000000000;      // 512 GB/s per direction
+  h.memory_bps = 4608ull * 8 * 100000000;  // 460.8 GB/s
+  h.memory_latency_ps = 100000;            // 100 ns
   return h;
 }
 
