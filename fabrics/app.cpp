@@ -11,6 +11,8 @@
 
 #include <systemc>
 
+#include "fabrics/ceiling.h"
+#include "fabrics/compare.h"
 #include "fabrics/elaborate.h"
 #include "fabrics/registry.h"
 #include "fabrics/results.h"
@@ -28,7 +30,8 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
-    "  fabricsim check CONFIG [--set key.path=value]...\n"
+    "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
+    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
     "exit codes: 0 success, 2 bad input, 3 internal error\n";
@@ -51,7 +54,8 @@ Options parse_args(const std::vector<std::string>& args) {
   Options o;
   if (args.empty()) usage_error("missing command");
   o.command = args[0];
-  if (o.command != "run" && o.command != "check" && o.command != "describe")
+  if (o.command != "run" && o.command != "check" && o.command != "describe" &&
+      o.command != "compare")
     usage_error("unknown command '" + o.command + "'");
   std::vector<std::string> positional;
   for (size_t i = 1; i < args.size(); ++i) {
@@ -64,14 +68,14 @@ Options parse_args(const std::vector<std::string>& args) {
       o.sets.push_back(value(a));
     } else if (a.rfind("--set=", 0) == 0) {
       o.sets.push_back(a.substr(6));
-    } else if (a == "--out" && o.command == "run") {
+    } else if (a == "--out" && (o.command == "run" || o.command == "compare")) {
       o.out = value(a);
     } else if (a == "--seed" && o.command == "run") {
       const std::string v = value(a);
       if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
         usage_error("--seed takes a non-negative integer, got '" + v + "'");
       o.seed = std::stoull(v);
-    } else if (a == "--quiet" && o.command == "run") {
+    } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
       o.quiet = true;
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error("unknown option '" + a + "' for '" + o.command + "'");
@@ -83,7 +87,9 @@ Options parse_args(const std::vector<std::string>& args) {
     if (positional.size() > 1) usage_error("describe takes at most one TYPE");
     if (!positional.empty()) o.type = positional[0];
   } else {
-    if (positional.size() != 1) usage_error(o.command + " takes exactly one CONFIG file");
+    if (positional.size() != 1)
+      usage_error(o.command + " takes exactly one " +
+                  (o.command == "compare" ? "FILE" : "CONFIG file"));
     o.config = positional[0];
   }
   return o;
@@ -178,8 +184,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.functional}};
   const Port::Counters retry = sys.retry_totals();
+  const Ceiling ceiling = busbw_ceiling(spec);
   if (!o.quiet) {
     print_table(std::cout, spec, rows);
+    char line[256];
+    std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
+                  ceiling.busbw_GBps, ceiling.limited_by.c_str());
+    std::cout << line;
     if (retry.crc_errors || retry.replay_stall_ps) {
       char buf[400];
       std::snprintf(buf, sizeof buf,
@@ -204,6 +215,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"replay_wire_bytes", retry.replay_wire_bytes},
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
+    j["ceiling"] = ceiling_json(ceiling);
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);
     f << j.dump(2) << "\n";
@@ -230,12 +242,19 @@ int app_main(const std::vector<std::string>& args) {
       std::cout << (o.type.empty() ? cfg::describe_all() : cfg::describe_one(o.type));
       return kExitOk;
     }
+    if (o.command == "check" && is_compare_file(o.config)) {
+      const CompareSpec c = load_compare(o.config, o.sets);
+      std::cout << c.file << ": ok (compare file, " << c.systems.size() << " systems)\n";
+      return kExitOk;
+    }
     if (o.command == "check") {
       const SystemSpec spec = load_system(o.config, o.sets, std::nullopt);
       std::cout << spec.file << ": ok (" << spec.graph.devices.size() << " devices, "
                 << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n";
       return kExitOk;
     }
+    if (o.command == "compare")
+      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args));
     return run(o, args);
   } catch (const InputError& e) {
     std::cerr << "fabricsim: error: " << e.what() << "\n";

@@ -200,6 +200,35 @@ std::vector<TypeEntry> build() {
         "{...}: '[' is YAML syntax there), optional `ranks: [names]` (default: every "
         "endpoint in declaration order).",
         {}}});
+  {
+    // A PCIe root complex: the switch frame plus the host path (models/switch/host_path.h).
+    std::vector<ParamSpec> ps;
+    for (const TypeEntry& e : r)
+      if (e.spec.type == "switch") ps = e.spec.params;
+    ps.push_back(P("p2p", Kind::kBool, "false", "",
+                   "true: peer traffic is forwarded port to port through the root complex "
+                   "(up and down its data path once). false: it bounces through host memory "
+                   "(up, written to memory, read back, down), as when GPUs cannot write to "
+                   "each other."));
+    ps.push_back(P("root_complex_bandwidth", Kind::kBandwidth, "", "GB/s (per direction)",
+                   "Data path between the root ports and the host, per direction (ports -> "
+                   "host, host -> ports); every forwarded byte crosses it once each way.",
+                   1));
+    ps.push_back(P("host_memory_bandwidth", Kind::kBandwidth, "", "GB/s (reads + writes)",
+                   "Host memory (DRAM) bandwidth shared by reads and writes, e.g. 12 DDR5-4800 "
+                   "channels x 38.4 GB/s = 460.8GB/s; a bounced byte is written once and read "
+                   "once (p2p: false).",
+                   1));
+    ps.push_back(P("memory_latency", Kind::kTime, "100ns", "ns",
+                   "Host memory read latency added to every bounced transaction (p2p: false).",
+                   0));
+    r.push_back({Category::kDevice,
+                 {"root_complex",
+                  "A PCIe root complex (in `device_types:`): the switch frame whose every "
+                  "transfer also crosses the host data path and, with p2p: false, host "
+                  "memory (write + read).",
+                  ps}});
+  }
   // Sweep parameters shared by both workload types.
   const std::vector<ParamSpec> sweep_params{
       P("min_bytes", Kind::kBytes, "", "bytes", "First message size (nccl-tests size).", 1),

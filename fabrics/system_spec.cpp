@@ -281,11 +281,18 @@ class Loader {
       Params p = cfg::parse_params(e.spec, kv.second, file_, path, {"type"});
       DeviceType d;
       d.name = name;
-      d.is_switch = e.spec.type == "switch";
+      d.is_switch = e.spec.type == "switch" || e.spec.type == "root_complex";
       d.protocol = p.str("protocol");
       d.ports = int(p.integer("ports"));
       if (d.is_switch) {
         d.sw.ports = d.ports;
+        if (e.spec.type == "root_complex") {
+          d.sw.host.enabled = true;
+          d.sw.host.p2p = p.boolean("p2p");
+          d.sw.host.rc_bps = p.bandwidth_bps("root_complex_bandwidth");
+          d.sw.host.memory_bps = p.bandwidth_bps("host_memory_bandwidth");
+          d.sw.host.memory_latency_ps = p.time_ps("memory_latency");
+        }
         d.sw.pipeline_latency_ps = p.time_ps("pipeline_latency");
         d.sw.input_queues = p.str("input_queues");
         d.sw.arbiter = p.str("arbiter");

@@ -44,7 +44,7 @@ commented example.
 | `seed` | no (default 1) | Global seed, integer 0 to 9e18; `--seed N` overrides it. Recorded in the output. Every endpoint draws the entropy of its transactions from `Rng(seed, endpoint name)`; switches read it only with `route_select: hash`, so with adaptive routing (every shipped config) the seed changes no result (see docs/architecture.md, "Determinism"). |
 | `simulation` | no (all defaults) | Run-wide settings: the `simulation` table below. |
 | `link_types` | yes | Map of link type name -> `link` parameters. No `type:` key: every entry is a link type. |
-| `device_types` | yes | Map of device type name -> `{type: endpoint \| switch, ...}` with that type's parameters. |
+| `device_types` | yes | Map of device type name -> `{type: endpoint \| switch \| root_complex, ...}` with that type's parameters. |
 | `topology` | yes | `{type: switched_node \| explicit, ...}`: which devices exist and how their ports are linked. |
 | `workload` | yes | `{type: allreduce_sweep \| collective_sweep, ...}`: what runs on the ranks (see "Workloads" below). |
 
@@ -161,6 +161,19 @@ run it: docs/collectives.md. A config that sets `algorithm: ring` (every shipped
 must also override `workload.algorithm` when switching to a collective without `ring`
 (`alltoall`, `sendrecv`), e.g.
 `--set workload.type=collective_sweep --set workload.collective=alltoall --set workload.algorithm=pairwise`.
+
+## Compare files (`fabricsim compare FILE`)
+
+A compare file lists systems to run the same sweep on and prints one busbw table side by
+side (docs/scaleup.md). Keys: `version` (1), `name`, `sweep` (a map of workload keys, each
+applied to every system as `--set workload.KEY=VALUE`; unknown keys are errors), `set` (a
+list of `key.path=value` strings applied to every system), `systems` (required, a non-empty
+list of `{config, label, set}`: `config` a config file path relative to the compare file's
+directory; `label` the table column, no spaces, default the config's file name; `set`
+overrides for that system only, applied after the common ones). Command-line `--set`
+applies to every system, last. Every listed config is loaded with its overrides and
+checked before anything runs; its errors keep their own `FILE:LINE:COL` and name the entry
+that listed it. `configs/compare_scaleup.yaml` is the example.
 
 EOF
 

@@ -29,7 +29,8 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       egress_(p.ports),
       egress_bytes_(p.ports, 0),
       out_load_(p.ports, 0),
-      rr_(p.ports, 0) {
+      rr_(p.ports, 0),
+      rx_freed_(p.ports, 0) {
   FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo", "bad input_queues");
   for (int i : used_ports) {
     FABRICSIM_ASSERT(i >= 0 && i < n_ && !ports_[i], display_name_ + ": bad used port list");
@@ -38,6 +39,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
                                        i, /*rx_at_head=*/true, p.pipeline_latency_ps);
   }
   arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
+  if (p.host.enabled) host_ = std::make_unique<HostPath>(p.host);
   if (voq_mode_)
     voq_.resize(size_t(n_) * n_);
   else
@@ -174,13 +176,28 @@ void Switch::transfer(int in, int out, uint64_t t) {
     p->head_ps = end;
   }
   p->tail_ps = end;
-  in_busy_[in] = end;
-  out_busy_[out] = end;
+  if (host_) {
+    // A root complex: the transaction goes up to the host (and, p2p off, through host
+    // memory) and comes back down before its egress port may send it, whole
+    // (store-and-forward per transaction). The crossbar itself is free at `end`; the
+    // egress queue, bounded by egress_buffer, holds it meanwhile.
+    p->head_ps = p->tail_ps = std::max(end, host_->forward(t, p->payload_bytes));
+  }
+  // Input and output are held for the crossbar time only. A multi-packet transaction
+  // arriving at line rate would otherwise hold both until its tail has arrived, i.e. for
+  // its whole length whatever the speedup, and a short packet (an ack) waiting for that
+  // input and output could starve while two such streams alternate (docs/scaleup.md,
+  // "Aggregation on a two-level switch path"). The tail constraint travels in tail_ps; the
+  // ingress buffer is freed when the tail has crossed, and credits go back in time order.
+  in_busy_[in] = t + xs;
+  out_busy_[out] = t + xs;
+  const uint64_t freed = std::max(end, rx_freed_[in]);
+  rx_freed_[in] = freed;
 
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
   ports_[out]->queue_stat().set(t, egress_bytes_[out]);
-  ports_[in]->release_rx(p, end - t);
+  ports_[in]->release_rx(p, freed - t);
   ports_[out]->kick();
 }
 
@@ -194,8 +211,9 @@ void Switch::tx_pop(int port, Packet* p) {
   if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
-nlohmann::json Switch::stats_json(uint64_t) const {
+nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
+  if (host_) j["host_path"] = host_->stats_json(now_ps);
   j["crossbar_transfers"] = transfers_;
   j["arbitrations"] = arbitrations_;
   j["input_queues"] = params_.input_queues;

@@ -6,6 +6,7 @@
 //   -> crossbar: an arbiter matches free inputs to free outputs; a transfer takes
 //      wire bytes / (output rate x speedup); upstream credits return when its tail has
 //      crossed
+//   -> [root complex only: host path, host_path.h: up, host memory (p2p off), down]
 //   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
 // The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
 // free-running clock. With equal-size packets it is exactly a slotted crossbar.
@@ -18,6 +19,7 @@
 
 #include "models/core/port.h"
 #include "models/switch/arbiter.h"
+#include "models/switch/host_path.h"
 
 namespace fabricsim {
 
@@ -30,6 +32,7 @@ struct SwitchParams {
   double speedup = 1.0;               // crossbar rate / output link rate
   uint64_t egress_buffer_bytes = 0;   // per output; the crossbar fills it while below this
   std::string route_select = "adaptive";  // "adaptive" (least queued) | "hash" (entropy)
+  HostPathParams host;                // root complex: every transfer also crosses the host
 };
 
 class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
@@ -63,6 +66,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<std::vector<int>> routes_;
   std::unique_ptr<Arbiter> arbiter_;
+  std::unique_ptr<HostPath> host_;    // root complex only
   bool voq_mode_;
   bool adaptive_;
   std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
@@ -77,6 +81,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   std::vector<uint64_t> egress_bytes_;
   std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
+  std::vector<uint64_t> rx_freed_;    // per input: when its last transaction's buffer frees
   uint64_t pending_ = 0;              // transactions in input queues
   uint64_t transfers_ = 0, arbitrations_ = 0;
   Alarm xbar_alarm_;

@@ -7,6 +7,7 @@
 #   # expect-exit: 2
 #   # expect: @FILE@:LINE:COL: key.path: fragment of the message
 #   # expect: another fragment (e.g. the hint)
+# Compare files in BAD_DIR/../bad_compare (same header) run as `compare FILE`.
 # The runner calls `FABRICSIM_BINARY check FILE` (stdin from /dev/null, 20 s timeout),
 # compares the exit code with expect-exit and checks that every expect fragment, with
 # @FILE@ replaced by the path it passed, is a fixed substring of stderr. A case also
@@ -119,9 +120,11 @@ check_case() {
   report "$name" "$want" "$(why_bad "$want" ${frags[@]+"${frags[@]}"})"
 }
 
-# run_yaml_case FILE [xfail]: one corpus file.
+# run_yaml_case FILE [xfail|-] [COMMAND]: one corpus file, run as `BIN COMMAND FILE`
+# (COMMAND: check, the default, or compare for compare files).
 run_yaml_case() {
-  local f=$1 mode=${2:-}
+  local f=$1 mode=${2:-} cmd=${3:-check}
+  [ "$mode" = - ] && mode=""
   local name
   name=$(basename "$f" .yaml)
   local want="" frags=() line
@@ -148,7 +151,7 @@ run_yaml_case() {
   for frag in "${frags[@]}"; do
     subst+=("${frag//@FILE@/$f}")
   done
-  run_cmd check "$f"
+  run_cmd "$cmd" "$f"
   report "$name" "$want" "$(why_bad "$want" "${subst[@]}")" "$mode"
 }
 
@@ -162,6 +165,14 @@ fi
 for f in "${files[@]}"; do
   run_yaml_case "$f"
 done
+
+# --- compare files (fabricsim compare FILE), in BAD_DIR/../bad_compare ------------------
+COMPARE_DIR=$BAD_DIR/../bad_compare
+if [ -d "$COMPARE_DIR" ]; then
+  for f in "$COMPARE_DIR"/*.yaml; do
+    run_yaml_case "$f" - compare
+  done
+fi
 
 # --- command-line and file-level cases ------------------------------------------------
 # A small valid config: the baseline for the --set and option cases.
@@ -236,6 +247,8 @@ check_case set_bad_value 2 "$GOOD:<--set>: workload.max_bytes:" "'lots' is not a
 check_case set_without_equals 2 "--set workload" "expected key.path=value" -- \
   check "$GOOD" --set workload
 check_case describe_unknown_type 2 "no_such_type" -- describe no_such_type
+check_case compare_without_file 2 "compare takes exactly one FILE" -- compare
+check_case compare_missing_file 2 "$MISSING" -- compare "$MISSING"
 
 # --- known issues (reported, not counted) ---------------------------------------------
 if [ -n "$KNOWN_DIR" ]; then
