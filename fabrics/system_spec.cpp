@@ -586,7 +586,8 @@ class Loader {
       workload_node_ = p.node("root");
       const std::vector<std::string> algos = coll::algorithms_for(ws.collective);
       ws.algorithm = p.str("algorithm") == "default" ? algos.front() : p.str("algorithm");
-      if (std::find(algos.begin(), algos.end(), ws.algorithm) == algos.end())
+      if (ws.algorithm != "auto" &&
+          std::find(algos.begin(), algos.end(), ws.algorithm) == algos.end())
         p.fail("algorithm", "'" + ws.algorithm + "' is not an algorithm of " + ws.collective,
                did_you_mean(ws.algorithm, algos));
     } else {
@@ -644,20 +645,24 @@ class Loader {
             "raise rx_buffer to at least " + format_bytes(wire) +
                 " or lower simulation.aggregate_bytes");
     }
-    // Every endpoint's links must agree on the packet payload its DMA cuts.
+    // Every endpoint's links of one protocol (its fabric ports, its NIC ports) must agree
+    // on the packet payload its DMA cuts for them.
     for (const topo::Device& d : s_.graph.devices) {
       if (d.is_switch) continue;
-      uint32_t pp = 0;
+      const DeviceType& dt = s_.device_types.at(d.type);
+      std::map<std::string, uint32_t> pp;
+      const int di = s_.graph.by_name.at(d.name);
       for (const topo::Link& l : s_.graph.links) {
-        const int di = s_.graph.by_name.at(d.name);
         if (l.a.device != di && l.b.device != di) continue;
+        const std::string& proto = dt.port_protocol(l.a.device == di ? l.a.port : l.b.port);
         const uint32_t x = s_.link_types.at(l.type).packet_payload;
-        if (pp && x != pp)
+        auto it = pp.find(proto);
+        if (it != pp.end() && it->second != x)
           fail(file_, l.where, "topology",
-               d.name + " has links with different packet_payload (" + std::to_string(pp) + " B and " +
-                   std::to_string(x) + " B)",
-               "an endpoint's DMA cuts one packet size: use link types that agree");
-        pp = x;
+               d.name + " has " + proto + " links with different packet_payload (" +
+                   std::to_string(it->second) + " B and " + std::to_string(x) + " B)",
+               "an endpoint's DMA cuts one packet size per protocol: use link types that agree");
+        pp[proto] = x;
       }
     }
     const size_t n = s_.ranks.size();
@@ -676,8 +681,12 @@ class Loader {
     cp.channels = s_.workload.channels;
     cp.chunk_bytes = s_.workload.chunk_bytes;
     cp.root = s_.workload.root;
+    // auto may choose any algorithm of the collective: every one must be routable.
+    std::vector<std::string> algos{s_.workload.algorithm};
+    if (s_.workload.algorithm == "auto") algos = coll::algorithms_for(s_.workload.collective);
+    for (const std::string& algo : algos) {
     const coll::Schedule probe =
-        coll::make_schedule(s_.workload.collective, s_.workload.algorithm, cp);
+        coll::make_schedule(s_.workload.collective, algo, cp, s_.domain_size);
     for (size_t r = 0; r < n; ++r) {
       const int src = s_.graph.endpoints[s_.ranks[r]];
       for (const coll::Op& op : probe.programs[r].ops) {
@@ -688,10 +697,14 @@ class Loader {
              "unreachable endpoint: " + s_.graph.devices[src].name + " (rank " +
                  std::to_string(r) + ") has no path to " +
                  s_.graph.devices[s_.graph.endpoints[dst_id]].name + " (rank " +
-                 std::to_string(op.peer) + "), which the " + s_.workload.algorithm + " " +
+                 std::to_string(op.peer) + "), which the " + algo + " " +
                  s_.workload.collective + " needs",
-             "link them through a switch, or reorder topology.ranks");
+             s_.workload.algorithm == "auto"
+                 ? "auto considers every algorithm of the collective: link them (e.g. a spine "
+                   "tier above the rails) or name an algorithm"
+                 : "link them through a switch, or reorder topology.ranks");
       }
+    }
     }
   }
 
