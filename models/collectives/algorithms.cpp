@@ -4,6 +4,7 @@
 #include "models/collectives/algorithms.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <iterator>
 #include <limits>
@@ -343,6 +344,9 @@ Schedule alltoall(const char* who, const char* name, const CollParams& p, bool l
   return sched;
 }
 
+// Tree flow-control window in pieces (algorithms.h, tree).
+constexpr uint64_t kTreeWindow = 8;
+
 // NCCL's binary tree (ncclGetBtree): parent of rank r, -1 for the root 0.
 int btree_parent(int n, int r) {
   if (r == 0) return -1;
@@ -408,6 +412,8 @@ Schedule allreduce_tree(const CollParams& p) {
   for (int r = 0; r < n; ++r) {
     RankBuilder rb(who, ops_of(sched, r));
     const std::size_t ur = static_cast<std::size_t>(r);
+    // down_recv[c][t][j]: op index of the down recv of piece j (window deps).
+    std::vector<std::array<std::vector<uint32_t>, 2>> down_recv(half.size());
     for (uint64_t j = 0; j < max_pieces; ++j) {
       for (std::size_t c = 0; c < half.size(); ++c) {
         for (int t = 0; t < 2; ++t) {
@@ -417,11 +423,17 @@ Schedule allreduce_tree(const CollParams& p) {
           const uint64_t up = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t), j);
           const uint64_t down = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t) + 1, j);
           const int par = parent[t][ur];
-          // Reduce up: sum the children's partial sums, pass the result to the parent.
+          auto& downs = down_recv[c][static_cast<std::size_t>(t)];
+          // Reduce up: sum the children's partial sums, pass the result to the parent; at
+          // most kTreeWindow pieces ahead of the results coming back down.
           for (int child : children[t][ur]) rb.recv(child, up, piece, RecvMode::kReduceSum);
-          if (par >= 0) rb.send(par, up, piece);
+          if (par >= 0) {
+            std::vector<uint32_t> window;
+            if (j >= kTreeWindow) window.push_back(downs[j - kTreeWindow]);
+            rb.send(par, up, piece, window);
+          }
           // Broadcast down: the root starts from its sum, the others from the parent's copy.
-          if (par >= 0) rb.recv(par, down, piece, RecvMode::kCopy);
+          if (par >= 0) downs.push_back(rb.recv(par, down, piece, RecvMode::kCopy));
           for (int child : children[t][ur]) rb.send(child, down, piece);
         }
       }

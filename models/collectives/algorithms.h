@@ -98,7 +98,14 @@
 //   parent with kCopy and forward to their children (dep: that recv). Pieces flow
 //   independently, so reduce and broadcast of different pieces overlap. Piece-major
 //   order; per piece and tree: up recvs, up send, down recv, down sends. Every edge
-//   carries each half twice: 2(n-1) * C elements in total.
+//   carries each half twice: 2(n-1) * C elements in total. Flow control (the one
+//   exception to the dep rule besides pairwise lockstep): the up send of piece j >= 8
+//   also depends on this rank's down recv of piece j-8 of the same channel and tree, so
+//   at most 8 pieces per (channel, tree) are on their way up and back (NCCL keeps 8
+//   buffer slots per connection, NCCL_STEPS). Without it every leaf queues all its up
+//   sends at launch and its DMA, oldest first, serves them ahead of the forwarding
+//   traffic of its other tree, and the resulting incast at inner ranks fills the switch
+//   ingress buffers (docs/collectives.md, "Why the tree was slow").
 // halving_doubling (all_reduce)  Rabenseifner (Thakur, Rabenseifner, Gropp 2005).
 //   p = largest power of two <= n, k = log2 p, rem = n - p, S = 2k + 2. Fold: for
 //   r < 2*rem, even r sends its whole channel range to r+1 (step 0, kReduceSum) and sits

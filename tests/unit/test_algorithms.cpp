@@ -293,6 +293,7 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 
 ::testing::AssertionResult check_deps(const AlgoInfo& a, const Schedule& s) {
   const bool lockstep = a.algorithm == Algorithm::kPairwise;
+  const bool window = a.algorithm == Algorithm::kTree;
   for (int r = 0; r < s.ranks; ++r) {
     const auto& ops = s.programs[at(r)].ops;
     std::vector<std::vector<uint32_t>> writers(s.count);
@@ -315,6 +316,27 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
       const std::set<uint32_t> got(op.deps.begin(), op.deps.end());
       if (got.size() != op.deps.size())
         return ::testing::AssertionFailure() << describe_op(r, i, op) << ": duplicate deps";
+      if (window) {
+        // The rule's deps plus, for an up send of piece j >= 8, the down recv of piece
+        // j-8 of the same channel and tree (step 2t+1 for up step 2t).
+        std::set<uint32_t> extra;
+        for (uint32_t d : got)
+          if (!want.count(d)) extra.insert(d);
+        if (!std::includes(got.begin(), got.end(), want.begin(), want.end()) || extra.size() > 1)
+          return ::testing::AssertionFailure() << describe_op(r, i, op) << ": deps";
+        const uint64_t piece = piece_field(op.tag);
+        const bool wants_window = step_field(op.tag) % 2 == 0 && piece >= 8;
+        if (wants_window != (extra.size() == 1))
+          return ::testing::AssertionFailure() << describe_op(r, i, op) << ": window dep";
+        if (!extra.empty()) {
+          const Op& w = ops[*extra.begin()];
+          if (w.kind != OpKind::kRecv || w.mode != RecvMode::kCopy ||
+              step_field(w.tag) != step_field(op.tag) + 1 || piece_field(w.tag) + 8 != piece)
+            return ::testing::AssertionFailure()
+                   << describe_op(r, i, op) << ": window dep " << describe_op(r, *extra.begin(), w);
+        }
+        continue;
+      }
       if (!lockstep) {
         if (got != want)
           return ::testing::AssertionFailure() << describe_op(r, i, op) << ": " << got.size()
@@ -660,9 +682,18 @@ TEST(TreeSchedule, UpSendsWaitForChildrenAndDownSendsForParent) {
         const bool up = (op.tag >> 32) % 2 == 0;
         if (up) {
           EXPECT_EQ(op.peer, par[at(r)]);
-          // Exactly the reduce recvs of the same piece from this rank's children.
+          // Exactly the reduce recvs of the same piece from this rank's children, plus
+          // from piece 8 on the window dep: the down recv of piece j-8.
           std::set<int> from;
+          const uint64_t piece = op.tag & 0xffffffffull;
+          int window_deps = 0;
           for (uint32_t d : op.deps) {
+            if (ops[d].mode == RecvMode::kCopy) {
+              ++window_deps;
+              EXPECT_EQ(ops[d].tag, op.tag + (1ull << 32) - 8);
+              EXPECT_EQ(ops[d].peer, par[at(r)]);
+              continue;
+            }
             EXPECT_EQ(ops[d].mode, RecvMode::kReduceSum);
             EXPECT_EQ(ops[d].tag, op.tag);
             from.insert(ops[d].peer);
@@ -671,6 +702,7 @@ TEST(TreeSchedule, UpSendsWaitForChildrenAndDownSendsForParent) {
           for (int c = 0; c < 6; ++c)
             if (par[at(c)] == r) kids.insert(c);
           EXPECT_EQ(from, kids) << "rank " << r;
+          EXPECT_EQ(window_deps, piece >= 8 ? 1 : 0) << "rank " << r;
         } else {
           EXPECT_EQ(par[at(op.peer)], r);
           for (uint32_t d : op.deps) {
