@@ -177,13 +177,13 @@ std::vector<TypeEntry> build() {
            "Spine switches above the rails (0: rails only; traffic between different "
            "local indices of different nodes then has no path).",
            0, 4096),
-         P("spine_switch_type", Kind::kString, "", "", "Spine switch type (when spines > 0)."),
+         P("spine_switch_type", Kind::kString, "none", "", "Spine switch type (when spines > 0)."),
          P("uplinks_per_rail", Kind::kInt, "0", "links",
            "Links from every rail switch to the spine tier, dealt round-robin over the "
            "spines (a multiple of spines).",
            0, 4096),
-         P("spine_link_type", Kind::kString, "", "",
-           "Link type rail - spine (default: nic_link_type).")}}});
+         P("spine_link_type", Kind::kString, "none", "",
+           "Link type rail - spine (none: nic_link_type).")}}});
   r.push_back(
       {Category::kTopology,
        {"explicit",

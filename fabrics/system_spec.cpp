@@ -296,7 +296,8 @@ class Loader {
       if (proto != lt.protocol)
         fail(file_, at.type, sub("type"),
              "incompatible link: link type '" + type + "' carries " + lt.protocol + " but " +
-                 pname + " (" + d.type + ") speaks " + proto,
+                 (end.port >= dt.ports - dt.nic_ports ? pname + ", a NIC port of " : "") +
+                 d.name + " (" + d.type + ") speaks " + proto,
              "use a " + proto + " link type for this port");
       bound_[{end.device, end.port}] = cfg::where(file_, node);
     }
@@ -455,7 +456,7 @@ class Loader {
     std::string spt;
     if (spines > 0) {
       spt = p.str("spine_switch_type");
-      if (spt.empty())
+      if (spt == "none")
         p.fail("spine_switch_type", "spines > 0 needs a spine_switch_type", "name a switch type");
       const DeviceType& pdt = device_type(p.node("spine_switch_type"), "topology.spine_switch_type", spt);
       if (!pdt.is_switch)
@@ -471,7 +472,7 @@ class Loader {
     link_type(p.node("link_type"), "topology.link_type", lt);
     link_type(p.node("nic_link_type"), "topology.nic_link_type", nlt);
     std::string slt = p.str("spine_link_type");
-    if (slt.empty()) slt = nlt;
+    if (slt == "none") slt = nlt;
     else link_type(p.node("spine_link_type"), "topology.spine_link_type", slt);
     const LinkSite site{t, t, t, "topology", false};
     std::vector<int> rail_dev;
@@ -659,8 +660,9 @@ class Loader {
         auto it = pp.find(proto);
         if (it != pp.end() && it->second != x)
           fail(file_, l.where, "topology",
-               d.name + " has " + proto + " links with different packet_payload (" +
-                   std::to_string(it->second) + " B and " + std::to_string(x) + " B)",
+               d.name + " has links with different packet_payload (" +
+                   std::to_string(it->second) + " B and " + std::to_string(x) + " B) on its " +
+                   proto + " ports",
                "an endpoint's DMA cuts one packet size per protocol: use link types that agree");
         pp[proto] = x;
       }
