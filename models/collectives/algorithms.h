@@ -296,7 +296,7 @@ double busbw_factor(const AlgoInfo& a, int n);
 //                                (ring reduce-scatter and all-gather inside the domains,
 //                                ring all-reduce of S/L across them, phases not
 //                                overlapped; one alpha and beta for both levels: for a
-//                                two-level cost use coll_cost in cost.h)
+//                                two-level cost use schedule_cost in cost.h)
 //   reduce_scatter, all_gather ring   (n-1) alpha + (n-1)/n S beta
 //   broadcast, reduce ring       (n-1) alpha + S beta
 //   alltoall pairwise            (n-1) alpha + (n-1)/n S beta
