@@ -27,14 +27,19 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
 
-  // Bandwidth: bytes per (rank, group) over the group's rate.
+  // Bandwidth: bytes per (rank, group) over the group's rate; the groups of a rank run in
+  // parallel (max), except in hierarchical, whose groups serve its phases in turn (sum).
+  const bool phased = algorithm == "hierarchical";
   double worst = 0;
   for (int r = 0; r < n; ++r) {
     std::map<int, double> bytes;
     for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops)
       if (op.kind == OpKind::kSend)
         bytes[f.path(r, op.peer).group] += static_cast<double>(op.count) * elem_bytes;
-    for (const auto& [g, b] : bytes) worst = std::max(worst, b / f.group_Bps(r, g));
+    double rank_time = 0;
+    for (const auto& [g, b] : bytes)
+      rank_time = phased ? rank_time + b / f.group_Bps(r, g) : std::max(rank_time, b / f.group_Bps(r, g));
+    worst = std::max(worst, rank_time);
   }
   cost.s_per_byte = worst / ref_bytes;
 

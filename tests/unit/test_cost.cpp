@@ -49,10 +49,10 @@ TEST(ScheduleCost, TwoLevelHierarchicalAndRailRing) {
   // 2 domains x 4: inside alpha 1 at 4 B/s, across alpha 10 at 1 B/s.
   const FabricCosts f = two_level(8, 4, 1.0, 4.0, 10.0, 1.0);
   // Hierarchical: 2(L-1) = 6 inside hops and 2(N-1) = 2 across; inside 1.5 S at 4 B/s,
-  // across 2(N-1)/N x S/L = S/4 at 1 B/s.
+  // then across 2(N-1)/N x S/L = S/4 at 1 B/s (phases in sequence: the sum).
   AlgoCost c = schedule_cost("all_reduce", "hierarchical", 1, 4, 0, f);
   EXPECT_DOUBLE_EQ(c.latency_s, 6.0 + 20.0);
-  EXPECT_DOUBLE_EQ(c.s_per_byte, 0.375);
+  EXPECT_DOUBLE_EQ(c.s_per_byte, 0.375 + 0.25);
   // Rail ring with 4 channels: every rank leaves its domain in exactly one channel (as
   // the domain's exit) and sends 1.75 S / 4 channels across, 3/4 of 1.75 S inside.
   c = schedule_cost("all_reduce", "ring", 4, 4, 0, f);
