@@ -13,6 +13,7 @@
 
 #include "fabrics/ceiling.h"
 #include "fabrics/compare.h"
+#include "fabrics/cost_model.h"
 #include "fabrics/elaborate.h"
 #include "fabrics/registry.h"
 #include "fabrics/results.h"
@@ -122,7 +123,11 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const WorkloadSpec& w = spec.workload;
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
-  const coll::AlgoInfo& algo = coll::algo_info(w.collective, w.algorithm);
+  const bool is_auto = w.algorithm == "auto";
+  AutoChooser chooser;
+  if (is_auto) chooser = make_auto_chooser(spec);
+  const coll::AlgoInfo& algo =
+      coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
   CollectiveSweep sweep("sweep", sys.engine(), n, w.sizes(), w.elem_bytes,
                         [&](uint64_t count) {
                           coll::CollParams cp;
@@ -132,7 +137,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           cp.channels = w.channels;
                           cp.chunk_bytes = w.chunk_bytes;
                           cp.root = w.root;
-                          return coll::make_schedule(w.collective, w.algorithm, cp);
+                          const std::string name =
+                              is_auto ? chooser.names[chooser.pick(double(count) * w.elem_bytes)]
+                                      : w.algorithm;
+                          return coll::make_schedule(w.collective, name, cp, spec.domain_size);
                         },
                         spec.functional ? &algo : nullptr, w.root);
   sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
@@ -216,6 +224,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
     j["ceiling"] = ceiling_json(ceiling);
+    if (is_auto) j["auto_cost_model"] = chooser.to_json();
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);
     f << j.dump(2) << "\n";

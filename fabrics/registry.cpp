@@ -149,7 +149,14 @@ std::vector<TypeEntry> build() {
          P("read_turnaround", Kind::kTime, "0ns", "ns",
            "Read target: from a read request's arrival to its response data being handed "
            "to the DMA (memory access latency).",
-           0)}}});
+           0),
+         P("nic_ports", Kind::kInt, "0", "ports",
+           "Scale-out NIC ports (one NIC per GPU: 1), numbered after the fabric ports "
+           "(port[ports] .. port[ports + nic_ports - 1]); they speak nic_protocol. The DMA "
+           "uses whichever ports reach a destination: in multi_node systems NVLink inside "
+           "the node, the NIC across nodes.",
+           0, 64),
+         E("nic_protocol", kProtocols, "infiniband", "Protocol of the NIC ports.")}}});
   r.push_back(
       {Category::kDevice,
        {"switch",
@@ -192,6 +199,42 @@ std::vector<TypeEntry> build() {
          P("links_per_switch", Kind::kIntList, "", "links",
            "Links from every endpoint to switch s; sums to the endpoint's ports.", 0, 4096),
          P("link_type", Kind::kString, "", "", "A link type from link_types.")}}});
+  r.push_back(
+      {Category::kTopology,
+       {"multi_node",
+        "Two-level system: `nodes` switched nodes (each as switched_node: endpoints_per_node "
+        "endpoints, switches_per_node switches, links_per_switch) whose endpoints' NIC "
+        "ports go to rail switches (NIC j of local endpoint l on every node -> rail "
+        "l * nic_ports + j), optionally with a spine tier above the rails. Names: "
+        "node<k>_<endpoint_prefix><l>, node<k>_<switch_prefix><s>, rail<i>, spine<s>; ranks "
+        "node-major (rank = node * endpoints_per_node + l).",
+        {P("nodes", Kind::kInt, "", "", "Number of nodes.", 1, 1024),
+         P("endpoint_type", Kind::kString, "", "",
+           "A device type of type endpoint with nic_ports >= 1."),
+         P("endpoints_per_node", Kind::kInt, "", "", "Endpoints per node (the domain size).",
+           1, 4096),
+         P("endpoint_prefix", Kind::kString, "gpu", "", "Endpoint names inside a node."),
+         P("switch_type", Kind::kString, "", "", "The scale-up switch type inside a node."),
+         P("switches_per_node", Kind::kInt, "", "", "Scale-up switches per node.", 1, 4096),
+         P("switch_prefix", Kind::kString, "sw", "", "Scale-up switch names inside a node."),
+         P("links_per_switch", Kind::kIntList, "", "links",
+           "Links from every endpoint to scale-up switch s; sums to the endpoint's ports.", 0,
+           4096),
+         P("link_type", Kind::kString, "", "", "Scale-up link type (endpoint - switch)."),
+         P("nic_link_type", Kind::kString, "", "", "Link type from a NIC port to its rail switch."),
+         P("rail_switch_type", Kind::kString, "", "",
+           "Rail (leaf) switch type; needs nodes ports for the NICs plus uplinks_per_rail."),
+         P("spines", Kind::kInt, "0", "",
+           "Spine switches above the rails (0: rails only; traffic between different "
+           "local indices of different nodes then has no path).",
+           0, 4096),
+         P("spine_switch_type", Kind::kString, "none", "", "Spine switch type (when spines > 0)."),
+         P("uplinks_per_rail", Kind::kInt, "0", "links",
+           "Links from every rail switch to the spine tier, dealt round-robin over the "
+           "spines (a multiple of spines).",
+           0, 4096),
+         P("spine_link_type", Kind::kString, "none", "",
+           "Link type rail - spine (none: nic_link_type).")}}});
   r.push_back(
       {Category::kTopology,
        {"explicit",
@@ -254,9 +297,11 @@ std::vector<TypeEntry> build() {
         "launch); counted in the measured time.",
         0)};
   {
-    std::vector<ParamSpec> ps{E("algorithm", {"ring", "tree", "halving_doubling", "direct"},
-                                "ring",
-                                "All-reduce algorithm (models/collectives/algorithms.h).")};
+    std::vector<ParamSpec> ps{
+        E("algorithm", {"ring", "tree", "halving_doubling", "direct", "hierarchical", "auto"},
+          "ring",
+          "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
+          "the topology-derived cost model (docs/collectives.md).")};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,
                  {"allreduce_sweep",
@@ -270,9 +315,11 @@ std::vector<TypeEntry> build() {
            "sendrecv"},
           "", "Collective operation (nccl-tests names; reductions are sums)."),
         P("algorithm", Kind::kString, "default", "",
-          "Algorithm for the collective; 'default' takes the first one listed. all_reduce: "
-          "ring, tree, halving_doubling, direct; reduce_scatter, all_gather, broadcast, "
-          "reduce: ring; alltoall: pairwise, direct; sendrecv: direct."),
+          "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
+          "chooses per size with the topology-derived cost model (docs/collectives.md). "
+          "all_reduce: ring, tree, halving_doubling, direct, hierarchical; reduce_scatter, "
+          "all_gather, broadcast, reduce: ring; alltoall: pairwise, direct; sendrecv: "
+          "direct."),
         P("root", Kind::kInt, "0", "rank", "Root rank of broadcast and reduce.", 0, 65535)};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,

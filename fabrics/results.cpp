@@ -19,8 +19,10 @@ std::string busbw_rule(const std::string& c) {
 
 std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<SweepRow>& rows) {
   const int n = int(spec.ranks.size());
-  const double factor =
-      coll::busbw_factor(coll::algo_info(spec.workload.collective, spec.workload.algorithm), n);
+  // The factor depends on the collective only (also for algorithm: auto).
+  const double factor = coll::busbw_factor(
+      coll::algo_info(spec.workload.collective, coll::algorithms_for(spec.workload.collective).front()),
+      n);
   std::vector<RowResult> out;
   for (const SweepRow& r : rows) {
     RowResult x;

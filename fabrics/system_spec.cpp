@@ -302,6 +302,9 @@ class Loader {
         d.sw.route_select = p.str("route_select");
         d.ualink_class = p.str("ualink_class");
       } else {
+        d.nic_ports = int(p.integer("nic_ports"));
+        d.nic_protocol = p.str("nic_protocol");
+        d.ports += d.nic_ports;
         d.endpoint.ports = d.ports;
         d.endpoint.memory_bandwidth_Bps = p.bandwidth_bps("memory_bandwidth") / 8;
         d.endpoint.aggregate_bytes = s_.aggregate_bytes;
@@ -383,11 +386,13 @@ class Loader {
         fail(file_, node, path, "port " + pname + " is linked twice (first at " + it->second + ")",
              "each port takes exactly one link");
       const DeviceType& dt = s_.device_types.at(d.type);
-      if (dt.protocol != lt.protocol)
+      const std::string& proto = dt.port_protocol(end.port);
+      if (proto != lt.protocol)
         fail(file_, at.type, sub("type"),
              "incompatible link: link type '" + type + "' carries " + lt.protocol + " but " +
-                 d.name + " (" + d.type + ") speaks " + dt.protocol,
-             "use a " + dt.protocol + " link type for this port");
+                 (end.port >= dt.ports - dt.nic_ports ? pname + ", a NIC port of " : "") +
+                 d.name + " (" + d.type + ") speaks " + proto,
+             "use a " + proto + " link type for this port");
       bound_[{end.device, end.port}] = cfg::where(file_, node);
     }
     s_.graph.links.push_back(topo::Link{a, b, type, at.per_key ? at.a : at.type});
@@ -418,6 +423,8 @@ class Loader {
     topo_node_ = t;
     if (e.spec.type == "switched_node")
       switched_node(t, e.spec);
+    else if (e.spec.type == "multi_node")
+      multi_node(t, e.spec);
     else
       explicit_topology(t);
     s_.graph.index_ports();
@@ -483,6 +490,112 @@ class Loader {
           add_link({eps[g], gport++}, {sws[sidx], int(g * lps[sidx] + k)}, lt,
                    LinkSite{t, t, t, "topology", false});
     }
+  }
+
+  void multi_node(const YAML::Node& t, const cfg::TypeSpec& spec) {
+    Params p = cfg::parse_params(spec, t, file_, "topology", {"type"});
+    s_.resolved["topology"] = p.to_json();
+    s_.resolved["topology"]["type"] = "multi_node";
+    const std::string et = p.str("endpoint_type"), st = p.str("switch_type");
+    const std::string rt = p.str("rail_switch_type");
+    const DeviceType& edt = device_type(p.node("endpoint_type"), "topology.endpoint_type", et);
+    const DeviceType& sdt = device_type(p.node("switch_type"), "topology.switch_type", st);
+    const DeviceType& rdt = device_type(p.node("rail_switch_type"), "topology.rail_switch_type", rt);
+    if (edt.is_switch)
+      p.fail("endpoint_type", "device type '" + et + "' is a switch", "name an endpoint type");
+    if (edt.nic_ports < 1)
+      p.fail("endpoint_type", "device type '" + et + "' has no NIC ports (nic_ports: 0)",
+             "set device_types." + et + ".nic_ports: 1 (one NIC per GPU)");
+    if (!sdt.is_switch)
+      p.fail("switch_type", "device type '" + st + "' is not a switch", "name a switch type");
+    if (!rdt.is_switch)
+      p.fail("rail_switch_type", "device type '" + rt + "' is not a switch", "name a switch type");
+    const int nodes = int(p.integer("nodes")), per = int(p.integer("endpoints_per_node"));
+    const int ns = int(p.integer("switches_per_node"));
+    const int nic = edt.nic_ports, fabric_ports = edt.ports - edt.nic_ports;
+    const std::vector<int64_t>& lps = p.int_list("links_per_switch");
+    if (int(lps.size()) != ns)
+      p.fail("links_per_switch",
+             "links_per_switch has " + std::to_string(lps.size()) +
+                 " entries but switches_per_node is " + std::to_string(ns),
+             "give one entry per switch");
+    int64_t total = 0;
+    for (int64_t x : lps) total += x;
+    if (total != fabric_ports)
+      p.fail("links_per_switch",
+             "links_per_switch sums to " + std::to_string(total) + " but endpoint type '" + et +
+                 "' has " + std::to_string(fabric_ports) + " fabric ports (besides " +
+                 std::to_string(nic) + " NIC ports)",
+             "make them equal: every endpoint port needs a link");
+    for (int sidx = 0; sidx < ns; ++sidx)
+      if (lps[sidx] * per > sdt.ports)
+        p.fail("links_per_switch",
+               "switch " + std::to_string(sidx) + " needs " + std::to_string(lps[sidx] * per) +
+                   " ports but switch type '" + st + "' has " + std::to_string(sdt.ports),
+               "use fewer endpoints or links, or a larger switch");
+    const int spines = int(p.integer("spines")), up = int(p.integer("uplinks_per_rail"));
+    if (nodes + up > rdt.ports)
+      p.fail("uplinks_per_rail",
+             "a rail switch needs " + std::to_string(nodes) + " NIC ports + " +
+                 std::to_string(up) + " uplinks = " + std::to_string(nodes + up) +
+                 " ports but switch type '" + rt + "' has " + std::to_string(rdt.ports),
+             "use fewer nodes or uplinks, or a larger rail switch");
+    if ((spines == 0) != (up == 0) || (spines > 0 && up % spines != 0))
+      p.fail("uplinks_per_rail",
+             "uplinks_per_rail " + std::to_string(up) + " with spines " + std::to_string(spines) +
+                 ": give both or neither, uplinks a multiple of spines",
+             "e.g. spines: 4, uplinks_per_rail: 16");
+    const int rails = per * nic;
+    const int per_spine = spines > 0 ? rails * (up / spines) : 0;
+    std::string spt;
+    if (spines > 0) {
+      spt = p.str("spine_switch_type");
+      if (spt == "none")
+        p.fail("spine_switch_type", "spines > 0 needs a spine_switch_type", "name a switch type");
+      const DeviceType& pdt = device_type(p.node("spine_switch_type"), "topology.spine_switch_type", spt);
+      if (!pdt.is_switch)
+        p.fail("spine_switch_type", "device type '" + spt + "' is not a switch", "name a switch type");
+      if (per_spine > pdt.ports)
+        p.fail("spines",
+               "every spine needs " + std::to_string(per_spine) + " ports (" +
+                   std::to_string(rails) + " rails x " + std::to_string(up / spines) +
+                   " links) but switch type '" + spt + "' has " + std::to_string(pdt.ports),
+               "use more spines or a larger spine switch");
+    }
+    const std::string lt = p.str("link_type"), nlt = p.str("nic_link_type");
+    link_type(p.node("link_type"), "topology.link_type", lt);
+    link_type(p.node("nic_link_type"), "topology.nic_link_type", nlt);
+    std::string slt = p.str("spine_link_type");
+    if (slt == "none") slt = nlt;
+    else link_type(p.node("spine_link_type"), "topology.spine_link_type", slt);
+    const LinkSite site{t, t, t, "topology", false};
+    std::vector<int> rail_dev;
+    for (int k = 0; k < nodes; ++k) {
+      const std::string node = "node" + std::to_string(k) + "_";
+      std::vector<int> eps, sws;
+      for (int i = 0; i < per; ++i)
+        eps.push_back(add_device(node + p.str("endpoint_prefix") + std::to_string(i), et, t, "topology"));
+      for (int i = 0; i < ns; ++i)
+        sws.push_back(add_device(node + p.str("switch_prefix") + std::to_string(i), st, t, "topology"));
+      for (int g = 0; g < per; ++g) {
+        int gport = 0;
+        for (int sidx = 0; sidx < ns; ++sidx)
+          for (int q = 0; q < lps[sidx]; ++q)
+            add_link({eps[g], gport++}, {sws[sidx], int(g * lps[sidx] + q)}, lt, site);
+      }
+      if (k == 0)
+        for (int i = 0; i < rails; ++i) rail_dev.push_back(add_device("rail" + std::to_string(i), rt, t, "topology"));
+      for (int g = 0; g < per; ++g)
+        for (int j = 0; j < nic; ++j)
+          add_link({eps[g], fabric_ports + j}, {rail_dev[g * nic + j], k}, nlt, site);
+    }
+    for (int sp = 0; sp < spines; ++sp) {
+      const int dev = add_device("spine" + std::to_string(sp), spt, t, "topology");
+      for (int i = 0; i < rails; ++i)
+        for (int u = sp; u < up; u += spines)
+          add_link({rail_dev[i], nodes + u}, {dev, i * (up / spines) + u / spines}, slt, site);
+    }
+    s_.domain_size = per;
   }
 
   void explicit_topology(const YAML::Node& t) {
@@ -568,7 +681,8 @@ class Loader {
       workload_node_ = p.node("root");
       const std::vector<std::string> algos = coll::algorithms_for(ws.collective);
       ws.algorithm = p.str("algorithm") == "default" ? algos.front() : p.str("algorithm");
-      if (std::find(algos.begin(), algos.end(), ws.algorithm) == algos.end())
+      if (ws.algorithm != "auto" &&
+          std::find(algos.begin(), algos.end(), ws.algorithm) == algos.end())
         p.fail("algorithm", "'" + ws.algorithm + "' is not an algorithm of " + ws.collective,
                did_you_mean(ws.algorithm, algos));
     } else {
@@ -675,20 +789,25 @@ class Loader {
         }
       }
     }
-    // Every endpoint's links must agree on the packet payload its DMA cuts.
+    // Every endpoint's links of one protocol (its fabric ports, its NIC ports) must agree
+    // on the packet payload its DMA cuts for them.
     for (const topo::Device& d : s_.graph.devices) {
       if (d.is_switch) continue;
-      uint32_t pp = 0;
+      const DeviceType& dt = s_.device_types.at(d.type);
+      std::map<std::string, uint32_t> pp;
+      const int di = s_.graph.by_name.at(d.name);
       for (const topo::Link& l : s_.graph.links) {
-        const int di = s_.graph.by_name.at(d.name);
         if (l.a.device != di && l.b.device != di) continue;
+        const std::string& proto = dt.port_protocol(l.a.device == di ? l.a.port : l.b.port);
         const uint32_t x = s_.link_types.at(l.type).packet_payload;
-        if (pp && x != pp)
+        auto it = pp.find(proto);
+        if (it != pp.end() && it->second != x)
           fail(file_, l.where, "topology",
-               d.name + " has links with different packet_payload (" + std::to_string(pp) + " B and " +
-                   std::to_string(x) + " B)",
-               "an endpoint's DMA cuts one packet size: use link types that agree");
-        pp = x;
+               d.name + " has links with different packet_payload (" +
+                   std::to_string(it->second) + " B and " + std::to_string(x) + " B) on its " +
+                   proto + " ports",
+               "an endpoint's DMA cuts one packet size per protocol: use link types that agree");
+        pp[proto] = x;
       }
     }
     const size_t n = s_.ranks.size();
@@ -707,8 +826,12 @@ class Loader {
     cp.channels = s_.workload.channels;
     cp.chunk_bytes = s_.workload.chunk_bytes;
     cp.root = s_.workload.root;
+    // auto may choose any algorithm of the collective: every one must be routable.
+    std::vector<std::string> algos{s_.workload.algorithm};
+    if (s_.workload.algorithm == "auto") algos = coll::algorithms_for(s_.workload.collective);
+    for (const std::string& algo : algos) {
     const coll::Schedule probe =
-        coll::make_schedule(s_.workload.collective, s_.workload.algorithm, cp);
+        coll::make_schedule(s_.workload.collective, algo, cp, s_.domain_size);
     for (size_t r = 0; r < n; ++r) {
       const int src = s_.graph.endpoints[s_.ranks[r]];
       for (const coll::Op& op : probe.programs[r].ops) {
@@ -719,10 +842,14 @@ class Loader {
              "unreachable endpoint: " + s_.graph.devices[src].name + " (rank " +
                  std::to_string(r) + ") has no path to " +
                  s_.graph.devices[s_.graph.endpoints[dst_id]].name + " (rank " +
-                 std::to_string(op.peer) + "), which the " + s_.workload.algorithm + " " +
+                 std::to_string(op.peer) + "), which the " + algo + " " +
                  s_.workload.collective + " needs",
-             "link them through a switch, or reorder topology.ranks");
+             s_.workload.algorithm == "auto"
+                 ? "auto considers every algorithm of the collective: link them (e.g. a spine "
+                   "tier above the rails) or name an algorithm"
+                 : "link them through a switch, or reorder topology.ranks");
       }
+    }
     }
   }
 

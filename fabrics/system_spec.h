@@ -22,7 +22,13 @@ struct DeviceType {
   std::string name;
   bool is_switch = false;
   std::string protocol;
-  int ports = 0;
+  int ports = 0;                 // all ports: fabric ports, then nic_ports NIC ports
+  int nic_ports = 0;             // endpoints: NIC ports, the last nic_ports of `ports`
+  std::string nic_protocol;      // their protocol
+  // Protocol of port `port`.
+  const std::string& port_protocol(int port) const {
+    return port >= ports - nic_ports ? nic_protocol : protocol;
+  }
   EndpointParams endpoint;
   SwitchParams sw;
   std::string ualink_class = "none";  // switches: "none", "25.6T", "51.2T", "102.4T"
@@ -69,6 +75,7 @@ struct SystemSpec {
   std::map<std::string, DeviceType> device_types;
   topo::Graph graph;
   std::vector<int> ranks;    // endpoint ids in rank order
+  int domain_size = 0;       // ranks per node (multi_node: endpoints_per_node), 0: one node
   WorkloadSpec workload;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
 };

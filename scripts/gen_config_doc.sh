@@ -45,7 +45,7 @@ commented example.
 | `simulation` | no (all defaults) | Run-wide settings: the `simulation` table below. |
 | `link_types` | yes | Map of link type name -> `link` parameters. No `type:` key: every entry is a link type. |
 | `device_types` | yes | Map of device type name -> `{type: endpoint \| switch \| root_complex, ...}` with that type's parameters. |
-| `topology` | yes | `{type: switched_node \| explicit, ...}`: which devices exist and how their ports are linked. |
+| `topology` | yes | `{type: switched_node \| multi_node \| explicit, ...}`: which devices exist and how their ports are linked. |
 | `workload` | yes | `{type: allreduce_sweep \| collective_sweep, ...}`: what runs on the ranks (see "Workloads" below). |
 
 Any other top-level key is an error (with the nearest known key as a hint). Inside every map,
@@ -61,6 +61,15 @@ names used in error messages and in the `stats` section of results.json.
 first `links_per_switch[0]` to switch 0, the next `links_per_switch[1]` to switch 1, and so on;
 its `k`-th link to switch `s` lands on switch port `g * links_per_switch[s] + k`. In DGX H100
 (5/4/4/5) `gpu0.port[10]` is linked to `nvswitch2.port[1]`.
+
+`multi_node` wiring: every node is wired as `switched_node` (names prefixed `node<k>_`:
+`node1_gpu3`, `node1_nvswitch0`); an endpoint type with `nic_ports: m` has its NIC ports after
+its fabric ports (`node0_gpu0.port[18]` on a DGX H100 GPU), and NIC `j` of local endpoint `l`
+on node `k` lands on `rail<l*m+j>.port[k]`. Rail `i`'s uplink `u` (ports `nodes` onward) goes
+to `spine<u mod spines>`, port `i * (uplinks_per_rail / spines) + u / spines`. Ranks are
+node-major; the node size is the domain of the hierarchical all-reduce and of the ring's
+rail-aligned orders (docs/collectives.md). configs/2x_dgx_h100_ib.yaml and
+configs/16x_dgx_h100_ib.yaml are complete examples.
 
 ## Values and units
 

@@ -4,6 +4,7 @@
 #include "models/collectives/algorithms.h"
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <iterator>
 #include <limits>
@@ -343,6 +344,9 @@ Schedule alltoall(const char* who, const char* name, const CollParams& p, bool l
   return sched;
 }
 
+// Tree flow-control window in pieces (algorithms.h, tree).
+constexpr uint64_t kTreeWindow = 8;
+
 // NCCL's binary tree (ncclGetBtree): parent of rank r, -1 for the root 0.
 int btree_parent(int n, int r) {
   if (r == 0) return -1;
@@ -408,6 +412,8 @@ Schedule allreduce_tree(const CollParams& p) {
   for (int r = 0; r < n; ++r) {
     RankBuilder rb(who, ops_of(sched, r));
     const std::size_t ur = static_cast<std::size_t>(r);
+    // down_recv[c][t][j]: op index of the down recv of piece j (window deps).
+    std::vector<std::array<std::vector<uint32_t>, 2>> down_recv(half.size());
     for (uint64_t j = 0; j < max_pieces; ++j) {
       for (std::size_t c = 0; c < half.size(); ++c) {
         for (int t = 0; t < 2; ++t) {
@@ -417,11 +423,17 @@ Schedule allreduce_tree(const CollParams& p) {
           const uint64_t up = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t), j);
           const uint64_t down = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t) + 1, j);
           const int par = parent[t][ur];
-          // Reduce up: sum the children's partial sums, pass the result to the parent.
+          auto& downs = down_recv[c][static_cast<std::size_t>(t)];
+          // Reduce up: sum the children's partial sums, pass the result to the parent; at
+          // most kTreeWindow pieces ahead of the results coming back down.
           for (int child : children[t][ur]) rb.recv(child, up, piece, RecvMode::kReduceSum);
-          if (par >= 0) rb.send(par, up, piece);
+          if (par >= 0) {
+            std::vector<uint32_t> window;
+            if (j >= kTreeWindow) window.push_back(downs[j - kTreeWindow]);
+            rb.send(par, up, piece, window);
+          }
           // Broadcast down: the root starts from its sum, the others from the parent's copy.
-          if (par >= 0) rb.recv(par, down, piece, RecvMode::kCopy);
+          if (par >= 0) downs.push_back(rb.recv(par, down, piece, RecvMode::kCopy));
           for (int child : children[t][ur]) rb.send(child, down, piece);
         }
       }
@@ -546,6 +558,97 @@ Schedule allreduce_direct(const CollParams& p) {
   return sched;
 }
 
+Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
+  const char* who = "allreduce_hierarchical";
+  const uint64_t chunk = check_params(who, p, false);
+  const int n = p.ranks;
+  const int L = domain_size == 0 ? n : domain_size;
+  if (L < 1 || n % L != 0)
+    bad_param(who, "domain_size " + std::to_string(domain_size) + " does not divide ranks " +
+                       std::to_string(n));
+  const int N = n / L;
+  Schedule sched = empty_schedule("hierarchical", n, p.count);
+  if (n == 1) return sched;
+  const uint64_t p2 = static_cast<uint64_t>(L - 1);          // first phase-2 step
+  const uint64_t p3 = p2 + 2 * static_cast<uint64_t>(N - 1);  // first phase-3 step
+  const uint64_t slots = p3 + static_cast<uint64_t>(L - 1);
+  // blk[c][b]: domain block b of channel c; sub[c][b][k]: its sub-block k.
+  std::vector<std::vector<Range>> blk;
+  std::vector<std::vector<std::vector<Range>>> sub;
+  for (const Range& ch : split_range(Range{0, p.count}, p.channels)) {
+    blk.push_back(split_range(ch, L));
+    sub.emplace_back();
+    for (const Range& b : blk.back()) sub.back().push_back(split_range(b, N));
+  }
+  const Tags tags(who, p.channels, std::max<uint64_t>(slots, 1), chunk, blk[0][0].count);
+  for (int r = 0; r < n; ++r) {
+    RankBuilder rb(who, ops_of(sched, r));
+    const int k = r / L, l = r % L;
+    const int next_local = k * L + (l + 1) % L, prev_local = k * L + mod_n(l - 1, L);
+    const int next_dom = ((k + 1) % N) * L + l, prev_dom = mod_n(k - 1, N) * L + l;
+    // One step: for every channel, send `give(c)` to `to` and receive `take(c)` from `from`.
+    auto step = [&](uint64_t st, int to, int from, RecvMode mode, auto give, auto take) {
+      for (std::size_t c = 0; c < blk.size(); ++c) {
+        const Range g = give(c);
+        for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
+          rb.send(to, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk));
+      }
+      for (std::size_t c = 0; c < blk.size(); ++c) {
+        const Range t = take(c);
+        for (uint64_t j = 0; j < num_pieces(t, chunk); ++j)
+          rb.recv(from, tags(static_cast<int>(c), st, j), piece_of(t, j, chunk), mode);
+      }
+    };
+    auto ub = [](int x) { return static_cast<std::size_t>(x); };
+    for (int s = 0; s + 1 < L; ++s)
+      step(static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kReduceSum,
+           [&](std::size_t c) { return blk[c][ub(mod_n(l - 1 - s, L))]; },
+           [&](std::size_t c) { return blk[c][ub(mod_n(l - 2 - s, L))]; });
+    for (int t = 0; t < 2 * (N - 1); ++t)
+      step(p2 + static_cast<uint64_t>(t), next_dom, prev_dom,
+           t <= N - 2 ? RecvMode::kReduceSum : RecvMode::kCopy,
+           [&](std::size_t c) { return sub[c][ub(l)][ub(mod_n(k - t, N))]; },
+           [&](std::size_t c) { return sub[c][ub(l)][ub(mod_n(k - 1 - t, N))]; });
+    for (int s = 0; s + 1 < L; ++s)
+      step(p3 + static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kCopy,
+           [&](std::size_t c) { return blk[c][ub(mod_n(l - s, L))]; },
+           [&](std::size_t c) { return blk[c][ub(mod_n(l - 1 - s, L))]; });
+  }
+  return sched;
+}
+
+std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int channels) {
+  if (domain_size < 1 || ranks < 1 || ranks % domain_size != 0)
+    throw InternalError("rail_ring_orders: domain_size " + std::to_string(domain_size) +
+                        " does not divide ranks " + std::to_string(ranks));
+  if (channels < 1)
+    throw InternalError("rail_ring_orders: channels must be >= 1 (got " +
+                        std::to_string(channels) + ")");
+  const int L = domain_size, N = ranks / L;
+  std::vector<std::vector<int>> orders(static_cast<std::size_t>(channels));
+  for (int c = 0; c < channels; ++c) {
+    std::vector<int>& o = orders[static_cast<std::size_t>(c)];
+    if (N == 1 || L == 1) {
+      for (int r = 0; r < ranks; ++r) o.push_back(r);
+      continue;
+    }
+    const int a = c % L, b = (c + 1) % L, c3 = (c + 2) % L;
+    const bool odd = N % 2 == 1 && L >= 3;
+    for (int k = 0; k < N; ++k) {
+      int e = k % 2 == 0 ? a : b, x = k % 2 == 0 ? b : a;
+      if (odd && k == 0) e = c3;
+      if (odd && k == N - 1) x = c3;
+      o.push_back(k * L + e);
+      for (int i = 1; i < L; ++i) {
+        const int li = (e + i) % L;
+        if (li != x) o.push_back(k * L + li);
+      }
+      o.push_back(k * L + x);
+    }
+  }
+  return orders;
+}
+
 Schedule broadcast_ring(const CollParams& p) {
   return chain("broadcast_ring", p, p.root, RecvMode::kCopy);
 }
@@ -606,6 +709,8 @@ const std::vector<AlgoInfo>& algorithm_table() {
        "(2 log2(p) + 2) alpha + (2(p-1)/p + 2) S beta"},
       {C::kAllReduce, A::kDirect, "all_reduce", "direct", false, false,
        "2 alpha + 2(n-1)/n S beta"},
+      {C::kAllReduce, A::kHierarchical, "all_reduce", "hierarchical", true, false,
+       "L = domain size, N = n/L: (2(L-1) + 2(N-1)) alpha + (2(L-1)/L + 2(N-1)/(N L)) S beta"},
       {C::kReduceScatter, A::kRing, "reduce_scatter", "ring", true, false,
        "(n-1) alpha + (n-1)/n S beta"},
       {C::kAllGather, A::kRing, "all_gather", "ring", true, false, "(n-1) alpha + (n-1)/n S beta"},
@@ -689,7 +794,7 @@ double busbw_factor(Collective c, int n) {
 double busbw_factor(const AlgoInfo& a, int n) { return busbw_factor(a.collective, n); }
 
 double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
-                         double beta_s_per_byte) {
+                         double beta_s_per_byte, int domain_size) {
   if (n < 1)
     throw InternalError("alpha_beta_time_s: n must be >= 1 (got " + std::to_string(n) + ")");
   if (!(bytes >= 0) || !(alpha_s >= 0) || !(beta_s_per_byte >= 0))
@@ -716,6 +821,15 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
           return (2.0 * lg + 2.0) * al + (2.0 * (p - 1.0) / p + 2.0) * S * be;
         case Algorithm::kDirect:
           return 2.0 * al + 2.0 * spread * S * be;
+        case Algorithm::kHierarchical: {
+          const int l = domain_size == 0 ? n : domain_size;
+          if (l < 1 || n % l != 0)
+            throw InternalError("alpha_beta_time_s: domain_size " + std::to_string(domain_size) +
+                                " does not divide n " + std::to_string(n));
+          const double L = l, N = dn / L;
+          return (2.0 * (L - 1.0) + 2.0 * (N - 1.0)) * al +
+                 (2.0 * (L - 1.0) / L + 2.0 * (N - 1.0) / (N * L)) * S * be;
+        }
         default:
           break;
       }
@@ -741,20 +855,25 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
 }
 
 Schedule make_schedule(const std::string& collective, const std::string& algorithm,
-                       const CollParams& p) {
+                       const CollParams& p, int domain_size) {
   const AlgoInfo& a = algo_info(collective, algorithm);
   switch (a.collective) {
     case Collective::kAllReduce:
       switch (a.algorithm) {
-        case Algorithm::kRing:
-          return ring_allreduce(
-              RingParams{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes});
+        case Algorithm::kRing: {
+          const RingParams rp{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes};
+          if (domain_size > 0 && domain_size < p.ranks)
+            return ring_allreduce(rp, rail_ring_orders(p.ranks, domain_size, p.channels));
+          return ring_allreduce(rp);
+        }
         case Algorithm::kTree:
           return allreduce_tree(p);
         case Algorithm::kHalvingDoubling:
           return allreduce_halving_doubling(p);
         case Algorithm::kDirect:
           return allreduce_direct(p);
+        case Algorithm::kHierarchical:
+          return allreduce_hierarchical(p, domain_size);
         default:
           break;
       }

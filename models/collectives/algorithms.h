@@ -98,7 +98,14 @@
 //   parent with kCopy and forward to their children (dep: that recv). Pieces flow
 //   independently, so reduce and broadcast of different pieces overlap. Piece-major
 //   order; per piece and tree: up recvs, up send, down recv, down sends. Every edge
-//   carries each half twice: 2(n-1) * C elements in total.
+//   carries each half twice: 2(n-1) * C elements in total. Flow control (the one
+//   exception to the dep rule besides pairwise lockstep): the up send of piece j >= 8
+//   also depends on this rank's down recv of piece j-8 of the same channel and tree, so
+//   at most 8 pieces per (channel, tree) are on their way up and back (NCCL keeps 8
+//   buffer slots per connection, NCCL_STEPS). Without it every leaf queues all its up
+//   sends at launch and its DMA, oldest first, serves them ahead of the forwarding
+//   traffic of its other tree, and the resulting incast at inner ranks fills the switch
+//   ingress buffers (docs/collectives.md, "Why the tree was slow").
 // halving_doubling (all_reduce)  Rabenseifner (Thakur, Rabenseifner, Gropp 2005).
 //   p = largest power of two <= n, k = log2 p, rem = n - p, S = 2k + 2. Fold: for
 //   r < 2*rem, even r sends its whole channel range to r+1 (step 0, kReduceSum) and sits
@@ -117,6 +124,21 @@
 //   other rank with kReduceSum; step 1 (all-gather): send the summed block r to every
 //   other rank (deps: the n-1 reduce recvs of the piece), recv block j from rank j with
 //   kCopy. 2(n-1)/n of the data per rank in 2 steps. Step-wise order.
+// hierarchical (all_reduce)  L = domain_size (0: n), N = n / L domains, rank r = k L + l
+//   (domain k, local index l). S = 2(L-1) + 2(N-1). Channel range c is cut into L domain
+//   blocks, domain block b into N sub-blocks. Phase 1, steps s = 0..L-2 (reduce-scatter
+//   ring inside the domain, as reduce_scatter_ring on local indices): send domain block
+//   (l-1-s) to local l+1, recv block (l-2-s) from local l-1 with kReduceSum; afterwards
+//   rank (k, l) holds domain k's sum of block l. Phase 2, steps L-1+t, t = 0..2N-3 (ring
+//   all-reduce of block l across domains, among the ranks of local index l: one rail):
+//   send sub-block (k-t) of block l to domain k+1, recv sub-block (k-1-t) from domain k-1,
+//   kReduceSum for t <= N-2, then kCopy. Phase 3, steps L-1+2(N-1)+s, s = 0..L-2
+//   (all-gather ring inside the domain): send block (l-s) to local l+1, recv block
+//   (l-1-s) from local l-1 with kCopy. Deps by the common rule, so a piece of one phase
+//   waits only for the pieces of the earlier phase it reads. Per rank: 2(L-1)/L of the
+//   data inside the domain and 2(N-1)/N of a block (S/L) across: with one NIC per rank,
+//   each NIC carries 2(N-1)/(N L) S instead of the flat ring's 2(n-1)/(n L) S.
+//   Step-wise order.
 // broadcast (ring)      S = 1. Pipelined chain from the root: position q = (r-root) mod n,
 //   position q < n-1 sends every piece to r+1, position q > 0 first receives it from r-1
 //   with kCopy (the send depends on that recv). (n-1) * C elements. Piece-major order
@@ -167,11 +189,31 @@ Schedule all_gather_ring(const CollParams& p);
 Schedule allreduce_tree(const CollParams& p);
 Schedule allreduce_halving_doubling(const CollParams& p);
 Schedule allreduce_direct(const CollParams& p);
+// domain_size: ranks per domain (node) of a two-level system, ranks numbered
+// domain-major (rank = domain * domain_size + local index); 0 = one domain holding every
+// rank; must divide ranks.
+Schedule allreduce_hierarchical(const CollParams& p, int domain_size);
 Schedule broadcast_ring(const CollParams& p);
 Schedule reduce_ring(const CollParams& p);
 Schedule alltoall_pairwise(const CollParams& p);
 Schedule alltoall_direct(const CollParams& p);
 Schedule sendrecv(const CollParams& p);
+
+// Per-channel ring orders for a ring all-reduce on `ranks` = N domains x L ranks
+// (L = domain_size) whose inter-domain links join equal local indices only (rails: local
+// index i of every node has its NIC on rail switch i). Channel c's ring enters every
+// domain at one local index and leaves it at another, and crosses to the next domain on
+// the rail it left by: domain k is entered at e_k and left at x_k with e_{k+1} = x_k
+// (rail-aligned), e_0 = x_{N-1}; inside a domain it visits e_k, then the other local
+// indices in increasing cyclic order from e_k + 1, then x_k. Rails: a = c mod L,
+// b = (c+1) mod L; N even: even domains are entered at a and left at b, odd ones the
+// reverse; N odd (needs L >= 3): as N even for domains 0..N-2, but domain N-1 is left at
+// c3 = (c+2) mod L and domain 0 entered at c3. So for N even every rail's NIC carries
+// channels/L channels each way (with channels a multiple of L). Identity orders when
+// N = 1 or L = 1; for N odd with L = 2 the rail-aligned ring does not exist and the
+// N-even scheme is used (its closing hop joins different local indices). Throws
+// InternalError unless domain_size >= 1 divides ranks.
+std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int channels);
 
 // Parent of every rank in tree `tree` (0 or 1) of the double binary tree over `ranks`
 // ranks, -1 for the root. Tree 0 is NCCL's binary tree (ncclGetBtree): rank 0 is the root
@@ -193,7 +235,14 @@ enum class Collective : uint8_t {
   kAllToAll,
   kSendRecv
 };
-enum class Algorithm : uint8_t { kRing, kTree, kHalvingDoubling, kDirect, kPairwise };
+enum class Algorithm : uint8_t {
+  kRing,
+  kTree,
+  kHalvingDoubling,
+  kDirect,
+  kPairwise,
+  kHierarchical
+};
 
 struct AlgoInfo {
   Collective collective;
@@ -242,6 +291,12 @@ double busbw_factor(const AlgoInfo& a, int n);
 //                                else (2 log2(p) + 2) alpha + (2(p-1)/p + 2) S beta
 //                                (the fold adds one whole-vector step each way)
 //   all_reduce direct            2 alpha + 2(n-1)/n S beta
+//   all_reduce hierarchical      L = domain_size (0: n), N = n / L:
+//                                (2(L-1) + 2(N-1)) alpha + (2(L-1)/L + 2(N-1)/(N L)) S beta
+//                                (ring reduce-scatter and all-gather inside the domains,
+//                                ring all-reduce of S/L across them, phases not
+//                                overlapped; one alpha and beta for both levels: for a
+//                                two-level cost use schedule_cost in cost.h)
 //   reduce_scatter, all_gather ring   (n-1) alpha + (n-1)/n S beta
 //   broadcast, reduce ring       (n-1) alpha + S beta
 //   alltoall pairwise            (n-1) alpha + (n-1)/n S beta
@@ -250,12 +305,16 @@ double busbw_factor(const AlgoInfo& a, int n);
 // Every formula gives 0 for n = 1 (no communication). Throws InternalError for n < 1 or
 // negative bytes, alpha or beta.
 double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
-                         double beta_s_per_byte);
+                         double beta_s_per_byte, int domain_size = 0);
 
 // The schedule of `algorithm` for `collective` (names as in algorithm_table(); all_reduce
 // "ring" is ring_allreduce(ring.h) with the same ranks, count, elem_bytes, channels and
-// chunk_bytes). Throws InternalError for unknown names or out-of-range parameters.
+// chunk_bytes). `domain_size` (ranks per node of a two-level system, 0 = one node) is read
+// by all_reduce hierarchical (its domains) and all_reduce ring (for 0 < domain_size <
+// ranks it runs on rail_ring_orders, so that its rings cross nodes only between equal
+// local indices, i.e. on one rail). Throws InternalError for unknown names or
+// out-of-range parameters.
 Schedule make_schedule(const std::string& collective, const std::string& algorithm,
-                       const CollParams& p);
+                       const CollParams& p, int domain_size = 0);
 
 }  // namespace fabricsim::coll

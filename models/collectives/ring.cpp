@@ -17,7 +17,7 @@ namespace {
   throw InternalError("ring_allreduce: " + what);
 }
 
-void check_params(const RingParams& p) {
+void check_params(const RingParams& p, const std::vector<std::vector<int>>& orders = {}) {
   if (p.ranks < 1) bad_param("ranks must be >= 1 (got " + std::to_string(p.ranks) + ")");
   if (p.channels < 1)
     bad_param("channels must be >= 1 (got " + std::to_string(p.channels) + ")");
@@ -28,6 +28,23 @@ void check_params(const RingParams& p) {
               std::to_string(static_cast<uint64_t>(p.channels) * step_slots) +
               " does not fit the 32-bit step field of the tag");
   (void)ring_chunk_elems(p);  // checks elem_bytes and chunk_bytes
+  if (orders.empty()) return;
+  if (orders.size() != static_cast<std::size_t>(p.channels))
+    bad_param("orders has " + std::to_string(orders.size()) + " entries for " +
+              std::to_string(p.channels) + " channels");
+  for (const std::vector<int>& o : orders) {
+    std::vector<char> seen(static_cast<std::size_t>(p.ranks), 0);
+    bool ok = o.size() == static_cast<std::size_t>(p.ranks);
+    for (int r : o) {
+      if (!ok || r < 0 || r >= p.ranks || seen[static_cast<std::size_t>(r)]) {
+        ok = false;
+        break;
+      }
+      seen[static_cast<std::size_t>(r)] = 1;
+    }
+    if (!ok) bad_param("a ring order is not a permutation of the " + std::to_string(p.ranks) +
+                       " ranks");
+  }
 }
 
 uint64_t ceil_div(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
@@ -57,8 +74,8 @@ uint64_t ring_chunk_elems(const RingParams& p) {
   return std::max<uint64_t>(1, p.chunk_bytes / p.elem_bytes);
 }
 
-Schedule ring_allreduce(const RingParams& p) {
-  check_params(p);
+Schedule ring_allreduce(const RingParams& p, const std::vector<std::vector<int>>& orders) {
+  check_params(p, orders);
   const int n = p.ranks;
   const uint64_t chunk = ring_chunk_elems(p);
 
@@ -98,9 +115,16 @@ Schedule ring_allreduce(const RingParams& p) {
     return ((static_cast<uint64_t>(c) * step_slots + static_cast<uint64_t>(s)) << 32) | j;
   };
 
+  // pos[c][r]: position of rank r in channel c's ring; at[c][i]: rank at position i.
+  std::vector<std::vector<int>> pos(nch, std::vector<int>(static_cast<std::size_t>(n)));
+  std::vector<std::vector<int>> at(nch, std::vector<int>(static_cast<std::size_t>(n)));
+  for (std::size_t c = 0; c < nch; ++c)
+    for (int i = 0; i < n; ++i) {
+      const int r = orders.empty() ? i : orders[c][static_cast<std::size_t>(i)];
+      at[c][static_cast<std::size_t>(i)] = r;
+      pos[c][static_cast<std::size_t>(r)] = i;
+    }
   for (int r = 0; r < n; ++r) {
-    const int succ = (r + 1) % n;
-    const int pred = (r + n - 1) % n;
     std::vector<Op>& ops = sched.programs[static_cast<std::size_t>(r)].ops;
     // prev_recv[c][j]: op index of recv(s-1, c, j), the dep of send(s, c, j).
     std::vector<std::vector<uint32_t>> prev_recv(nch);
@@ -108,7 +132,9 @@ Schedule ring_allreduce(const RingParams& p) {
       const RecvMode mode = s <= n - 2 ? RecvMode::kReduceSum : RecvMode::kCopy;
       // Sends of step s: block (r - s) mod n, the block received at step s-1.
       for (std::size_t c = 0; c < nch; ++c) {
-        const Block& blk = blocks[c][mod_n(r - s)];
+        const int i = pos[c][static_cast<std::size_t>(r)];
+        const int succ = at[c][mod_n(i + 1)];
+        const Block& blk = blocks[c][mod_n(i - s)];
         const uint64_t pieces = ceil_div(blk.count, chunk);
         for (uint64_t j = 0; j < pieces; ++j) {
           Op op;
@@ -124,7 +150,9 @@ Schedule ring_allreduce(const RingParams& p) {
       // Recvs of step s: block (r - 1 - s) mod n from the predecessor, which sends it
       // with its own tag for step s.
       for (std::size_t c = 0; c < nch; ++c) {
-        const Block& blk = blocks[c][mod_n(r - 1 - s)];
+        const int i = pos[c][static_cast<std::size_t>(r)];
+        const int pred = at[c][mod_n(i - 1)];
+        const Block& blk = blocks[c][mod_n(i - 1 - s)];
         const uint64_t pieces = ceil_div(blk.count, chunk);
         prev_recv[c].assign(static_cast<std::size_t>(pieces), 0);
         for (uint64_t j = 0; j < pieces; ++j) {

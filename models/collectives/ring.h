@@ -58,7 +58,14 @@ uint64_t ring_chunk_elems(const RingParams& p);
 // The ring all-reduce schedule described above; Schedule::algorithm = "ring". n = 1 gives
 // one empty program (the buffer already holds the sum). Throws InternalError when a
 // parameter is out of range (callers validate user input first and report InputError).
-Schedule ring_allreduce(const RingParams& p);
+//
+// `orders` (optional): ring order per channel. orders[c] is a permutation of the ranks and
+// channel c's ring runs orders[c][0] -> orders[c][1] -> ... -> orders[c][n-1] ->
+// orders[c][0]. Empty: every channel uses 0 -> 1 -> ... -> n-1. Block b of a channel
+// belongs to position b, and "rank r" in the step rules above reads "position i of the
+// rank in orders[c]". Used for rings that cross nodes on their NICs (rail_ring_orders in
+// algorithms.h).
+Schedule ring_allreduce(const RingParams& p, const std::vector<std::vector<int>>& orders = {});
 
 // Completion time in ps of ring_allreduce(p) on a ring of dedicated point-to-point links
 // (rank r -> r+1 uses a link nobody else uses), under this model:

@@ -33,16 +33,16 @@ void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
 }
 
 void Endpoint::end_of_elaboration() {
+  packet_payload_.clear();
+  txn_payload_.clear();
   for (auto& port : ports_) {
     FABRICSIM_ASSERT(port->attached(), port->display_name() + " is not bound to a link");
     const uint32_t pp = port->link().packet_payload;
-    FABRICSIM_ASSERT(packet_payload_ == 0 || packet_payload_ == pp,
-                     display_name_ + ": ports use different packet payload sizes");
-    packet_payload_ = pp;
+    FABRICSIM_ASSERT(pp > 0, port->display_name() + ": no packet payload size");
+    const uint64_t whole = params_.aggregate_bytes / pp;
+    packet_payload_.push_back(pp);
+    txn_payload_.push_back(uint32_t(std::max<uint64_t>(1, whole) * pp));
   }
-  FABRICSIM_ASSERT(packet_payload_ > 0, display_name_ + ": no packet payload size");
-  const uint64_t whole = params_.aggregate_bytes / packet_payload_;
-  txn_payload_ = uint32_t(std::max<uint64_t>(1, whole) * packet_payload_);
 }
 
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
@@ -86,14 +86,14 @@ Packet* Endpoint::cut(Queue& q, int port) {
     // (k = ports reaching the destination), each at most txn_payload_ and in whole
     // packets, so that every message is striped evenly over every port as it would be
     // packet by packet.
-    uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, packet_payload_);
-    if (txn_payload_ > packet_payload_ && m.bytes >= params_.aggregate_min_message) {
+    const uint64_t pkt = packet_payload_[port], txn = txn_payload_[port];
+    uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, pkt);
+    if (txn > pkt && m.bytes >= params_.aggregate_min_message) {
       const uint64_t ways = reach_count_[m.dst];
-      const uint64_t rounds = (m.bytes + ways * txn_payload_ - 1) / (ways * txn_payload_);
+      const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
-      const uint64_t share = ((m.bytes + pieces - 1) / pieces + packet_payload_ - 1) /
-                             packet_payload_ * packet_payload_;
-      bytes = std::min({m.bytes - m.next_offset, uint64_t(txn_payload_), share});
+      const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
+      bytes = std::min({m.bytes - m.next_offset, txn, share});
     }
     Packet* p = PacketPool::global().acquire();
     p->src = id_;
@@ -105,8 +105,8 @@ Packet* Endpoint::cut(Queue& q, int port) {
     p->tag = m.tag;
     p->kind = m.kind;
     p->payload_bytes = uint32_t(bytes);
-    p->packet_payload = packet_payload_;
-    p->npackets = uint32_t((bytes + packet_payload_ - 1) / packet_payload_);
+    p->packet_payload = uint32_t(pkt);
+    p->npackets = uint32_t((bytes + pkt - 1) / pkt);
     p->vc = m.vc;
     p->read_bytes = m.read_bytes;
     if (m.bytes == 0) p->npackets = 1;  // a read request: one packet without payload

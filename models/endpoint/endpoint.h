@@ -1,5 +1,5 @@
 // An accelerator's fabric interface: a DMA engine that segments messages into packets of
-// the link protocol's payload size (optionally aggregated into transactions of several
+// each port's link protocol payload size (optionally aggregated into transactions of several
 // back-to-back packets), stripes them over every port that reaches the destination,
 // reassembles arriving messages, and a reduction engine whose speed comes from memory
 // bandwidth.
@@ -106,8 +106,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<PortSet> reach_;      // [dst] -> ports that reach it
   std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports
-  uint32_t packet_payload_ = 0;     // from the attached links
-  uint32_t txn_payload_ = 0;        // payload per transaction (whole packets)
+  // Per port, from its link: a GPU's NVLink ports and its NIC port cut different packets.
+  std::vector<uint32_t> packet_payload_;  // payload bytes per packet
+  std::vector<uint32_t> txn_payload_;     // payload per transaction (whole packets)
   struct Queue {
     std::deque<Msg> msgs;           // oldest first (deque: element addresses are stable)
     size_t first_uncut = 0;         // index of the oldest message not fully cut

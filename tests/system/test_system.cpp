@@ -283,6 +283,7 @@ INSTANTIATE_TEST_SUITE_P(
     Library, EveryCollective,
     ::testing::Values(Algo{"all_reduce", "ring"}, Algo{"all_reduce", "tree"},
                       Algo{"all_reduce", "halving_doubling"}, Algo{"all_reduce", "direct"},
+                      Algo{"all_reduce", "hierarchical"},
                       Algo{"reduce_scatter", "ring"}, Algo{"all_gather", "ring"},
                       Algo{"broadcast", "ring"}, Algo{"reduce", "ring"},
                       Algo{"alltoall", "pairwise"}, Algo{"alltoall", "direct"},

@@ -124,7 +124,7 @@ struct Logical {
   uint64_t elems;
 };
 
-std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p) {
+std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, int domain = 0) {
   const int n = p.ranks;
   const int nch = p.channels;
   std::vector<Logical> out;
@@ -192,6 +192,22 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p) {
                   add(r, j, b[at(j)]);
                   add(r, j, b[at(r)]);
                 }
+            break;
+          }
+          case Algorithm::kHierarchical: {
+            // Reduce-scatter ring inside every domain, ring all-reduce of block l across
+            // the domains among local index l, all-gather ring inside.
+            const int L = domain == 0 ? n : domain, N = n / L;
+            const auto b = split_even(cc, L);
+            for (int k = 0; k < N; ++k)
+              for (int l = 0; l < L; ++l) {
+                const int r = k * L + l, next = k * L + (l + 1) % L;
+                const auto sb = split_even(b[at(l)], N);
+                for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - 1 - s, L))]);
+                for (int t = 0; t < 2 * (N - 1); ++t)
+                  add(r, ((k + 1) % N) * L + l, sb[at(mod(k - t, N))]);
+                for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - s, L))]);
+              }
             break;
           }
           default:
@@ -277,6 +293,7 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 
 ::testing::AssertionResult check_deps(const AlgoInfo& a, const Schedule& s) {
   const bool lockstep = a.algorithm == Algorithm::kPairwise;
+  const bool window = a.algorithm == Algorithm::kTree;
   for (int r = 0; r < s.ranks; ++r) {
     const auto& ops = s.programs[at(r)].ops;
     std::vector<std::vector<uint32_t>> writers(s.count);
@@ -299,6 +316,27 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
       const std::set<uint32_t> got(op.deps.begin(), op.deps.end());
       if (got.size() != op.deps.size())
         return ::testing::AssertionFailure() << describe_op(r, i, op) << ": duplicate deps";
+      if (window) {
+        // The rule's deps plus, for an up send of piece j >= 8, the down recv of piece
+        // j-8 of the same channel and tree (step 2t+1 for up step 2t).
+        std::set<uint32_t> extra;
+        for (uint32_t d : got)
+          if (!want.count(d)) extra.insert(d);
+        if (!std::includes(got.begin(), got.end(), want.begin(), want.end()) || extra.size() > 1)
+          return ::testing::AssertionFailure() << describe_op(r, i, op) << ": deps";
+        const uint64_t piece = piece_field(op.tag);
+        const bool wants_window = step_field(op.tag) % 2 == 0 && piece >= 8;
+        if (wants_window != (extra.size() == 1))
+          return ::testing::AssertionFailure() << describe_op(r, i, op) << ": window dep";
+        if (!extra.empty()) {
+          const Op& w = ops[*extra.begin()];
+          if (w.kind != OpKind::kRecv || w.mode != RecvMode::kCopy ||
+              step_field(w.tag) != step_field(op.tag) + 1 || piece_field(w.tag) + 8 != piece)
+            return ::testing::AssertionFailure()
+                   << describe_op(r, i, op) << ": window dep " << describe_op(r, *extra.begin(), w);
+        }
+        continue;
+      }
       if (!lockstep) {
         if (got != want)
           return ::testing::AssertionFailure() << describe_op(r, i, op) << ": " << got.size()
@@ -328,10 +366,14 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 // Tags and program order.
 
 // Step slots S of each algorithm (algorithms.h).
-uint64_t step_slots(const AlgoInfo& a, int n) {
+uint64_t step_slots(const AlgoInfo& a, int n, int domain) {
   switch (a.collective) {
     case Collective::kAllReduce:
       switch (a.algorithm) {
+        case Algorithm::kHierarchical: {
+          const int L = domain == 0 ? n : domain;
+          return 2ull * static_cast<uint64_t>(L - 1) + 2ull * static_cast<uint64_t>(n / L - 1);
+        }
         case Algorithm::kRing:
           return 2ull * static_cast<uint64_t>(n);
         case Algorithm::kTree:
@@ -355,8 +397,8 @@ uint64_t step_slots(const AlgoInfo& a, int n) {
 }
 
 ::testing::AssertionResult check_tags_and_order(const AlgoInfo& a, const CollParams& p,
-                                                const Schedule& s) {
-  const uint64_t slots = std::max<uint64_t>(1, step_slots(a, p.ranks));
+                                                const Schedule& s, int domain) {
+  const uint64_t slots = std::max<uint64_t>(1, step_slots(a, p.ranks, domain));
   const bool piece_major =
       a.algorithm == Algorithm::kTree || a.collective == Collective::kBroadcast ||
       a.collective == Collective::kReduce || a.collective == Collective::kSendRecv;
@@ -411,9 +453,9 @@ uint64_t step_slots(const AlgoInfo& a, int n) {
 // ---------------------------------------------------------------------------------------
 // The sweep.
 
-void check_config(const AlgoInfo& a, const CollParams& p, bool check_dep_rule) {
+void check_config(const AlgoInfo& a, const CollParams& p, bool check_dep_rule, int domain = 0) {
   const int n = p.ranks;
-  const Schedule s = make_schedule(a.collective_name, a.name, p);
+  const Schedule s = make_schedule(a.collective_name, a.name, p, domain);
   ASSERT_EQ(s.ranks, n);
   ASSERT_EQ(s.programs.size(), at(n));
   ASSERT_EQ(s.count, buffer_elems(a.collective, n, p.count));
@@ -432,7 +474,7 @@ void check_config(const AlgoInfo& a, const CollParams& p, bool check_dep_rule) {
   // Traffic: per directed pair, elements and messages equal the textbook model.
   const uint64_t chunk = chunk_elems(p);
   const TrafficMap got = traffic_of(s);
-  const TrafficMap want = traffic_of(textbook_messages(a, p), chunk);
+  const TrafficMap want = traffic_of(textbook_messages(a, p, domain), chunk);
   EXPECT_TRUE(got == want) << "schedule:" << describe(got) << "\nmodel:   " << describe(want);
   uint64_t msgs = 0, elems = 0;
   for (const auto& kv : got) {
@@ -445,7 +487,7 @@ void check_config(const AlgoInfo& a, const CollParams& p, bool check_dep_rule) {
   if (check_dep_rule) {
     EXPECT_TRUE(check_deps(a, s));
   }
-  EXPECT_TRUE(check_tags_and_order(a, p, s));
+  EXPECT_TRUE(check_tags_and_order(a, p, s, domain));
 }
 
 // Textbook volumes in closed form, where the data divides evenly (count = 120 n, so every
@@ -640,9 +682,18 @@ TEST(TreeSchedule, UpSendsWaitForChildrenAndDownSendsForParent) {
         const bool up = (op.tag >> 32) % 2 == 0;
         if (up) {
           EXPECT_EQ(op.peer, par[at(r)]);
-          // Exactly the reduce recvs of the same piece from this rank's children.
+          // Exactly the reduce recvs of the same piece from this rank's children, plus
+          // from piece 8 on the window dep: the down recv of piece j-8.
           std::set<int> from;
+          const uint64_t piece = op.tag & 0xffffffffull;
+          int window_deps = 0;
           for (uint32_t d : op.deps) {
+            if (ops[d].mode == RecvMode::kCopy) {
+              ++window_deps;
+              EXPECT_EQ(ops[d].tag, op.tag + (1ull << 32) - 8);
+              EXPECT_EQ(ops[d].peer, par[at(r)]);
+              continue;
+            }
             EXPECT_EQ(ops[d].mode, RecvMode::kReduceSum);
             EXPECT_EQ(ops[d].tag, op.tag);
             from.insert(ops[d].peer);
@@ -651,6 +702,7 @@ TEST(TreeSchedule, UpSendsWaitForChildrenAndDownSendsForParent) {
           for (int c = 0; c < 6; ++c)
             if (par[at(c)] == r) kids.insert(c);
           EXPECT_EQ(from, kids) << "rank " << r;
+          EXPECT_EQ(window_deps, piece >= 8 ? 1 : 0) << "rank " << r;
         } else {
           EXPECT_EQ(par[at(op.peer)], r);
           for (uint32_t d : op.deps) {
@@ -837,14 +889,14 @@ TEST(Generators, DroppedDepGivesWrongResult) {
 
 TEST(AlgorithmTable, NamesAndDispatch) {
   EXPECT_EQ(algorithms_for("all_reduce"),
-            (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct"}));
+            (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "hierarchical"}));
   EXPECT_EQ(algorithms_for("reduce_scatter"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("all_gather"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("broadcast"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("reduce"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("alltoall"), (std::vector<std::string>{"pairwise", "direct"}));
   EXPECT_EQ(algorithms_for("sendrecv"), (std::vector<std::string>{"direct"}));
-  EXPECT_EQ(algorithm_table().size(), 11u);
+  EXPECT_EQ(algorithm_table().size(), 12u);
   std::set<std::pair<std::string, std::string>> seen;
   for (const AlgoInfo& a : algorithm_table()) {
     EXPECT_TRUE(seen.insert({a.collective_name, a.name}).second);
@@ -862,7 +914,7 @@ TEST(AlgorithmTable, NamesAndDispatch) {
         make_schedule("all_reduce", "nvls", CollParams{2, 4, 4, 1, 8, 0});
       },
       "unknown algorithm 'nvls' for collective 'all_reduce' (known: "
-      "ring, tree, halving_doubling, direct)"));
+      "ring, tree, halving_doubling, direct, hierarchical)"));
   EXPECT_TRUE(throws_internal(
       [] {
         make_schedule("gather", "ring", CollParams{2, 4, 4, 1, 8, 0});
@@ -931,6 +983,125 @@ TEST(AlgorithmTable, AlphaBetaHandComputed) {
     EXPECT_EQ(alpha_beta_time_s(a, 1, S, al, be), 0.0) << a.collective_name << "/" << a.name;
   EXPECT_TRUE(throws_internal([&] { alpha_beta_time_s(ring, 0, S, al, be); }, "n must be >= 1"));
   EXPECT_TRUE(throws_internal([&] { alpha_beta_time_s(ring, 4, -1, al, be); }, ">= 0"));
+}
+
+
+// ---------------------------------------------------------------------------------------
+// Hierarchical all-reduce on every (domains x ranks per domain) split of 1..33 ranks, and
+// the rail-aligned ring orders of the flat ring on two-level systems.
+
+class HierarchicalSplits : public ::testing::TestWithParam<int> {};
+
+TEST_P(HierarchicalSplits, ExactResultsTrafficDepsOrder) {
+  const int n = GetParam();
+  const uint64_t un = static_cast<uint64_t>(n);
+  const AlgoInfo& a = algo_info("all_reduce", "hierarchical");
+  for (int L = 1; L <= n; ++L) {
+    if (n % L != 0) continue;
+    for (uint64_t count : std::set<uint64_t>{0, 1, un - 1, un, 7 * un + 3, 2049})
+      for (int channels : {1, 2})
+        for (bool several : {false, true}) {
+          const uint32_t elem_bytes = 4;
+          const uint64_t piece =
+              ceil_div(std::max<uint64_t>(count, 1), 2 * un * static_cast<uint64_t>(channels));
+          const uint64_t chunk_bytes = several ? piece * elem_bytes + 2 : uint64_t{1} << 40;
+          const CollParams p{n, count, elem_bytes, channels, chunk_bytes, 0};
+          SCOPED_TRACE("ranks=" + std::to_string(n) + " domain=" + std::to_string(L) +
+                       " count=" + std::to_string(count) + " channels=" +
+                       std::to_string(channels) + " chunk_elems=" + std::to_string(chunk_elems(p)));
+          check_config(a, p, /*check_dep_rule=*/count < 2049, L);
+          if (::testing::Test::HasFailure()) return;
+        }
+    // Volumes: inside a domain 2(L-1)/L of the data per rank, across 2(N-1)/N of a block.
+    const int N = n / L;
+    const uint64_t C = 120 * un;
+    const Schedule s = make_schedule("all_reduce", "hierarchical", CollParams{n, C, 4, 1, 1ull << 40, 0}, L);
+    for (int r = 0; r < n; ++r) {
+      uint64_t inside = 0, across = 0;
+      for (const Op& op : s.programs[at(r)].ops)
+        if (op.kind == OpKind::kSend) (op.peer / L == r / L ? inside : across) += op.count;
+      EXPECT_EQ(inside, 2 * static_cast<uint64_t>(L - 1) * (C / static_cast<uint64_t>(L)))
+          << "rank " << r << " domain " << L;
+      EXPECT_EQ(across, 2 * static_cast<uint64_t>(N - 1) * (C / un)) << "rank " << r << " domain " << L;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks1To33, HierarchicalSplits, ::testing::Range(1, 34),
+                         [](const ::testing::TestParamInfo<int>& param_info) {
+                           return "n" + std::to_string(param_info.param);
+                         });
+
+TEST(Hierarchical, BadDomainSize) {
+  EXPECT_TRUE(throws_internal(
+      [] { allreduce_hierarchical(CollParams{6, 12, 4, 1, 8, 0}, 4); },
+      "domain_size 4 does not divide ranks 6"));
+  EXPECT_TRUE(throws_internal([] { rail_ring_orders(6, 4, 1); }, "does not divide ranks 6"));
+}
+
+TEST(RailRing, OrdersAreRailAlignedBalancedAndExact) {
+  const AlgoInfo& ring = algo_info("all_reduce", "ring");
+  for (int N : {1, 2, 3, 4, 5})
+    for (int L : {1, 2, 3, 4, 8}) {
+      const int n = N * L;
+      for (int channels : {1, L, 2 * L}) {
+        SCOPED_TRACE("N=" + std::to_string(N) + " L=" + std::to_string(L) +
+                     " channels=" + std::to_string(channels));
+        const auto orders = rail_ring_orders(n, L, channels);
+        ASSERT_EQ(orders.size(), at(channels));
+        // nic_out[k * L + l]: channels whose ring leaves domain k from local index l.
+        std::vector<int> nic_out(at(n), 0), nic_in(at(n), 0);
+        for (const auto& o : orders) {
+          ASSERT_EQ(o.size(), at(n));
+          EXPECT_EQ(std::set<int>(o.begin(), o.end()).size(), at(n)) << "not a permutation";
+          for (int i = 0; i < n; ++i) {
+            const int u = o[at(i)], v = o[at((i + 1) % n)];
+            if (u / L == v / L) continue;  // inside a domain: the scale-up fabric
+            ++nic_out[at(u)];
+            ++nic_in[at(v)];
+            if (N % 2 == 1 && L == 2) continue;  // no rail-aligned ring exists
+            EXPECT_EQ(u % L, v % L) << u << " -> " << v << " changes rail";
+          }
+          // Each domain is entered once and left once.
+          if (N > 1)
+            for (int k = 0; k < N; ++k) {
+              int inside = 0;
+              for (int i = 0; i < n; ++i)
+                if (o[at(i)] / L == k && o[at((i + 1) % n)] / L == k) ++inside;
+              EXPECT_EQ(inside, L - 1) << "domain " << k;
+            }
+        }
+        if (N % 2 == 0 && channels % L == 0)
+          for (int r = 0; r < n; ++r) {
+            EXPECT_EQ(nic_out[at(r)], channels / L) << "rank " << r;
+            EXPECT_EQ(nic_in[at(r)], channels / L) << "rank " << r;
+          }
+        // The ring on these orders still computes the exact sum on every rank.
+        const CollParams p{n, 7 * static_cast<uint64_t>(n) + 3, 4, channels, 12, 0};
+        const Schedule s = make_schedule("all_reduce", "ring", p, L);
+        ASSERT_NO_THROW(validate(s));
+        const Buffers in = make_inputs(n, s.count);
+        EXPECT_TRUE(check_result(ring, p, in, run_functional(s, in).buffers));
+        EXPECT_TRUE(check_result(ring, p, in, run_functional(s, in, 99).buffers));
+      }
+    }
+  // One domain or one rank per domain: the plain ring.
+  EXPECT_EQ(rail_ring_orders(4, 4, 2)[1], (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(rail_ring_orders(4, 1, 1)[0], (std::vector<int>{0, 1, 2, 3}));
+  // 2 domains x 4, channel 1: enter domain 0 at 1, leave at 2; domain 1 the reverse.
+  EXPECT_EQ(rail_ring_orders(8, 4, 2)[1], (std::vector<int>{1, 3, 0, 2, 6, 7, 4, 5}));
+}
+
+TEST(AlgorithmTable, HierarchicalAlphaBetaHandComputed) {
+  const double al = 2e-6, be = 1e-9, S = 1e6;
+  const AlgoInfo& h = algo_info("all_reduce", "hierarchical");
+  // 16 = 2 x 8: (14 + 2) alpha + (1.75 + 2 * 0.5 / 8) S beta = 32 us + 1875 us.
+  EXPECT_NEAR(alpha_beta_time_s(h, 16, S, al, be, 8), 1907e-6, 1e-12);
+  // One domain: the ring's volume, 2(n-1) alpha.
+  EXPECT_NEAR(alpha_beta_time_s(h, 8, S, al, be, 0), 1778e-6, 1e-12);
+  // One rank per domain: a ring across the domains.
+  EXPECT_NEAR(alpha_beta_time_s(h, 8, S, al, be, 1), 1778e-6, 1e-12);
+  EXPECT_TRUE(throws_internal([&] { alpha_beta_time_s(h, 6, S, al, be, 4); }, "does not divide"));
 }
 
 }  // namespace

@@ -1,0 +1,32 @@
+// The cost model's view of a loaded system (models/collectives/cost.h): per rank pair the
+// latency of one dependent step and the sender's port group, per port group its payload
+// rate, all derived from the topology and the link and switch parameters.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fabrics/system_spec.h"
+#include "models/collectives/cost.h"
+
+namespace fabricsim {
+
+// alpha(src, dst) = trips x one small packet's trip over the route (every link's latency
+// plus the packet's serialisation, every switch's pipeline latency), with trips = 3 for
+// sync: fence_flag (data, ack, flag) and 1 for data. A group is the set of the sender's
+// ports on shortest paths to dst; its rate is the sum of their link rates x framing
+// efficiency at the link's packet_payload.
+coll::FabricCosts fabric_costs(const SystemSpec& spec);
+
+// The auto choice: candidate costs and the pick per size.
+struct AutoChooser {
+  std::vector<std::string> names;
+  std::vector<coll::AlgoCost> costs;
+  // Index into names of the cheapest algorithm for `bytes` (first one on ties).
+  size_t pick(double bytes) const;
+  nlohmann::json to_json() const;  // per candidate: latency_us, GBps (1 / s_per_byte)
+};
+AutoChooser make_auto_chooser(const SystemSpec& spec);
+
+}  // namespace fabricsim

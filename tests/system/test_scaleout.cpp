@@ -1,0 +1,236 @@
+// System tests for two-level systems and algorithm selection: the 2 x DGX H100
+// InfiniBand config against the published per-NIC ring bandwidth (REFERENCE case 5),
+// hierarchical vs flat ring, `algorithm: auto` on 16 nodes, and every algorithm against
+// its alpha-beta closed form on an uncontended single-switch fabric.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "tests/system/system_util.h"
+
+using namespace fabricsim::systest;
+using nlohmann::json;
+
+namespace {
+
+const json& row_of(const json& results, uint64_t bytes) {
+  for (const json& r : results["rows"])
+    if (r["size_bytes"].get<uint64_t>() == bytes) return r;
+  throw std::runtime_error("no row for size " + std::to_string(bytes));
+}
+
+void expect_accounting_clean(const json& results) {
+  const json& c = results["checks"];
+  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
+}
+
+json run_ok(const std::vector<std::string>& args, const std::string& name) {
+  RunResult r = run_fabricsim(args, fresh_dir(name));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return json();
+  expect_accounting_clean(r.results);
+  return r.results;
+}
+
+std::vector<std::string> sizes(const std::string& lo, const std::string& hi,
+                               const std::string& step = "2") {
+  return {"--set", "workload.min_bytes=" + lo, "--set", "workload.max_bytes=" + hi, "--set",
+          "workload.step_factor=" + step};
+}
+
+std::vector<std::string> cat(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+}  // namespace
+
+// REFERENCE case 5 (nccl-tests#290: "for NDR @ 400Gbps you should see 46-48GB/s per NIC"
+// with NCCL_ALGO=RING on two nodes). 16 ranks, 8 NICs per node; the rail-aligned ring's 16
+// channels put 2 channels on every NIC each way, so every NIC carries busbw / 8 (docs/
+// collectives.md, "Per NIC"). Tolerance: the published range +-7% (REFERENCE.md), i.e.
+// [42.8, 51.4] GB/s; the mechanism's own ceiling is the NIC's 400 Gb/s x 4096/4122
+// InfiniBand framing = 49.68 GB/s, which the per-NIC figure may not exceed.
+TEST(TwoNodeIb, RingAllReduceBusBwPerNicMatchesPublished) {
+  const json r = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet"},
+                            sizes("256MiB", "256MiB")),
+                        "case5");
+  ASSERT_FALSE(r.is_null());
+  const double busbw = row_of(r, 256ull << 20)["busbw_GBps"].get<double>();
+  const double per_nic = busbw / 8.0;
+  RecordProperty("busbw_per_nic_GBps", std::to_string(per_nic));
+  EXPECT_GE(per_nic, 46.0 * 0.93);
+  EXPECT_LE(per_nic, 48.0 * 1.07);
+  const double ceiling = 400e9 / 8 * 4096.0 / 4122.0 / 1e9;
+  EXPECT_LE(per_nic, ceiling * 1.0005);
+  // NIC-bound by mechanism: every NIC port busy > 95% of the time, wire/payload = the
+  // InfiniBand framing (4122/4096 for data; acks and flags add < 0.1%), and no ring hop
+  // uses the spine (every node crossing stays on its rail).
+  for (int node = 0; node < 2; ++node)
+    for (int g = 0; g < 8; ++g) {
+      const json& p = r["stats"]["node" + std::to_string(node) + "_gpu" + std::to_string(g) +
+                                  ".port[18]"];
+      EXPECT_GT(p["utilisation"].get<double>(), 0.95) << node << "/" << g;
+      EXPECT_NEAR(p["tx_wire_bytes"].get<double>() / p["tx_payload_bytes"].get<double>(),
+                  4122.0 / 4096.0, 0.001);
+    }
+  EXPECT_EQ(r["stats"]["spine0.port[0]"]["tx_payload_bytes"].get<uint64_t>(), 0u);
+}
+
+// Acceptance 4 of the collectives issue, small side: on 16 nodes x 8 GPUs (128 ranks) a
+// 1 KiB all-reduce is latency-bound; the ring's 2(n-1) = 254 dependent steps each cost a
+// fence+flag round over InfiniBand (~1.2 us), while halving-doubling has 14 and the
+// double binary tree 2 x 7. Margin: both at least 3x faster than the ring (the model
+// predicts 9.5x and 7.6x). `auto` must not pick the ring, and must be at least as fast as
+// the best of the three (2% slack for the choice being made on the model).
+TEST(SixteenNodeIb, SmallMessagesTreeAndHalvingDoublingBeatRingAndAutoAvoidsRing) {
+  std::map<std::string, double> t;
+  std::string auto_pick;
+  for (const char* algo : {"ring", "tree", "halving_doubling", "auto"}) {
+    const json r = run_ok(cat({"run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
+                               std::string("workload.algorithm=") + algo, "--set",
+                               "workload.channels=4"},
+                              sizes("1KiB", "1KiB")),
+                          std::string("small_") + algo);
+    ASSERT_FALSE(r.is_null());
+    t[algo] = row_of(r, 1024)["time_us"].get<double>();
+    if (std::string(algo) == "auto") auto_pick = row_of(r, 1024)["algorithm"].get<std::string>();
+    RecordProperty(std::string(algo) + "_us", std::to_string(t[algo]));
+  }
+  EXPECT_LT(t["tree"] * 3, t["ring"]);
+  EXPECT_LT(t["halving_doubling"] * 3, t["ring"]);
+  EXPECT_NE(auto_pick, "ring");
+  EXPECT_LE(t["auto"], std::min({t["ring"], t["tree"], t["halving_doubling"]}) * 1.02);
+}
+
+// Acceptance 4, large side, and acceptance 3 (hierarchical beats the flat ring on the
+// two-level system): at 32 MiB (4 channels) the ring's busiest NIC carries 2(n-1)/n x S/4
+// while halving-doubling and the tree push most of the vector through every GPU's single
+// NIC (model: 26.5 and 33.1 GB/s of algbw against the ring's 100), so the ring wins by
+// more than 1.3x. `auto` picks hierarchical (one reduce-scatter and all-gather over
+// NVLink, a 2(N-1)-step ring of S/8 per rail), which must beat the flat ring by > 10%
+// (the model predicts ~2x: 30 cross-node steps instead of 254).
+TEST(SixteenNodeIb, LargeMessagesRingBeatsTreeAndHalvingDoublingAutoPicksHierarchical) {
+  std::map<std::string, double> t;
+  std::string auto_pick;
+  const uint64_t S = 32ull << 20;
+  for (const char* algo : {"ring", "tree", "halving_doubling", "auto"}) {
+    const json r = run_ok(cat({"run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
+                               std::string("workload.algorithm=") + algo, "--set",
+                               "workload.channels=4"},
+                              sizes("32MiB", "32MiB")),
+                          std::string("large_") + algo);
+    ASSERT_FALSE(r.is_null());
+    t[algo] = row_of(r, S)["time_us"].get<double>();
+    if (std::string(algo) == "auto") auto_pick = row_of(r, S)["algorithm"].get<std::string>();
+    RecordProperty(std::string(algo) + "_us", std::to_string(t[algo]));
+  }
+  EXPECT_LT(t["ring"] * 1.3, t["tree"]);
+  EXPECT_LT(t["ring"] * 1.3, t["halving_doubling"]);
+  EXPECT_EQ(auto_pick, "hierarchical");
+  EXPECT_LT(t["auto"] * 1.1, t["ring"]);
+}
+
+// Acceptance 2 of the collectives issue: on an uncontended fabric every algorithm's
+// simulated time is within 2% of its alpha-beta closed form (algorithms.h), with alpha and
+// beta taken from the config, not fitted. Fabric: configs/minimal.yaml at 8 ranks (one
+// switch, VOQ + iSLIP, speedup 2: every pattern here is delivered without contention),
+// sync: data, per-packet, 1 channel, 64 KiB chunks, S = 4 MiB (bandwidth-bound).
+//   beta  = 1 / (2 links x 25 GB/s x 128/160 framing) = 1 / 40 GB/s per rank
+//   alpha = one 128 B packet's trip: 2 x 6.4 ns serialisation (160 B at 25 GB/s) + 2 x 25 ns
+//           links + 100 ns switch pipeline + 3.2 ns crossbar (160 B at 2 x 25 GB/s)
+//         = 166.0 ns
+// Formulas (n = 8, S the per-rank size):
+//   all_reduce ring, hierarchical (one domain)  14 alpha + 1.75 S beta
+//   all_reduce halving_doubling                  6 alpha + 1.75 S beta
+//   all_reduce direct                            2 alpha + 1.75 S beta
+//   all_reduce tree (8 KiB pieces)               6 alpha + 2 S beta + 6 b beta: up and
+//        down the depth-3 trees, plus the fill of 2 x 3 hops of one piece; with 64 KiB
+//        pieces the tree's 8-piece window (512 KiB in flight per stream) overruns the
+//        16 KiB ingress buffers at the inner ranks' incast and it is ~40% slower
+//        (docs/collectives.md, "Why the tree was slow")
+//   reduce_scatter, all_gather ring; alltoall pairwise   7 alpha + 0.875 S beta
+//   alltoall direct                              alpha + 0.875 S beta
+//   sendrecv                                     alpha + S beta
+//   broadcast, reduce (pipelined chain)          7 alpha + S beta + 6 b beta: the table's
+//        (n-1) alpha + S beta plus the chain's fill, n-2 pieces of b = 64 KiB (with one
+//        channel, the chain's first piece crosses 7 links before the last rank has it)
+struct ClosedForm {
+  const char* collective;
+  const char* algorithm;
+  double alphas;        // alpha multiplier
+  double volume;        // multiplier of S beta
+  double fill_pieces;   // extra pieces of b beta
+  const char* chunk = "64KiB";  // b
+};
+
+void PrintTo(const ClosedForm& c, std::ostream* os) { *os << c.collective << "/" << c.algorithm; }
+
+class AlphaBeta : public ::testing::TestWithParam<ClosedForm> {};
+
+TEST_P(AlphaBeta, SimulatedWithinTwoPercentOfClosedFormOnOneSwitch) {
+  const ClosedForm c = GetParam();
+  const double S = 4.0 * 1024 * 1024;
+  const double b = std::string(c.chunk) == "8KiB" ? 8.0 * 1024 : 64.0 * 1024;
+  const double beta = 1.0 / (2 * 25e9 * 128.0 / 160.0);
+  const double alpha = 2 * 6.4e-9 + 2 * 25e-9 + 100e-9 + 3.2e-9;
+  const double formula = c.alphas * alpha + c.volume * S * beta + c.fill_pieces * b * beta;
+  const json r = run_ok({"run", source("configs/minimal.yaml"), "--quiet",
+                         "--set", "workload.type=collective_sweep",
+                         "--set", std::string("workload.collective=") + c.collective,
+                         "--set", std::string("workload.algorithm=") + c.algorithm,
+                         "--set", "topology.endpoints=8", "--set", "device_types.sw.ports=16",
+                         "--set", "simulation.functional=false", "--set", "workload.channels=1",
+                         "--set", std::string("workload.chunk_bytes=") + c.chunk, "--set", "workload.sync=data",
+                         "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB"},
+                        std::string("ab_") + c.collective + "_" + c.algorithm);
+  ASSERT_FALSE(r.is_null());
+  const double t = row_of(r, 4ull << 20)["time_us"].get<double>() * 1e-6;
+  RecordProperty("simulated_us", std::to_string(t * 1e6));
+  RecordProperty("closed_form_us", std::to_string(formula * 1e6));
+  EXPECT_NEAR(t / formula, 1.0, 0.02) << t * 1e6 << " us vs " << formula * 1e6 << " us";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Algorithms, AlphaBeta,
+    ::testing::Values(ClosedForm{"all_reduce", "ring", 14, 1.75, 0},
+                      ClosedForm{"all_reduce", "hierarchical", 14, 1.75, 0},
+                      ClosedForm{"all_reduce", "halving_doubling", 6, 1.75, 0},
+                      ClosedForm{"all_reduce", "direct", 2, 1.75, 0},
+                      ClosedForm{"all_reduce", "tree", 6, 2.0, 6, "8KiB"},
+                      ClosedForm{"reduce_scatter", "ring", 7, 0.875, 0},
+                      ClosedForm{"all_gather", "ring", 7, 0.875, 0},
+                      ClosedForm{"alltoall", "pairwise", 7, 0.875, 0},
+                      ClosedForm{"alltoall", "direct", 1, 0.875, 0},
+                      ClosedForm{"sendrecv", "direct", 1, 1.0, 0},
+                      ClosedForm{"broadcast", "ring", 7, 1.0, 6},
+                      ClosedForm{"reduce", "ring", 7, 1.0, 6}),
+    [](const ::testing::TestParamInfo<ClosedForm>& i) {
+      return std::string(i.param.collective) + "_" + i.param.algorithm;
+    });
+
+// Every all-reduce algorithm, and auto, computes the exact sum on a two-level fabric:
+// 2 and 3 nodes x 8 GPUs (3 nodes: the rail-aligned ring's odd-N layout), functional mode,
+// sizes from one element to 16 KiB, 16 channels (rail orders on every rail).
+class AcrossNodes : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(AcrossNodes, AllReduceExactOnTwoAndThreeNodes) {
+  for (const char* nodes : {"2", "3"}) {
+    const json r = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet", "--set",
+                               std::string("workload.algorithm=") + GetParam(), "--set",
+                               std::string("topology.nodes=") + nodes, "--set",
+                               "simulation.functional=true"},
+                              sizes("4B", "16KiB", "16")),
+                          std::string("exact_") + GetParam() + nodes);
+    ASSERT_FALSE(r.is_null());
+    ASSERT_EQ(r["rows"].size(), 4u);
+    for (const json& row : r["rows"]) EXPECT_EQ(row["wrong"].get<uint64_t>(), 0u) << nodes;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Algorithms, AcrossNodes,
+                         ::testing::Values("ring", "tree", "halving_doubling", "direct",
+                                           "hierarchical", "auto"));
