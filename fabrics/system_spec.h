@@ -27,8 +27,29 @@ struct DeviceType {
   SwitchParams sw;
 };
 
+// Parameters of the training workloads (ddp_step, fsdp_step, moe_layer, tp_layer), resolved
+// to base units; fabrics/training.cpp turns them into jobs.
+struct TrainingSpec {
+  std::vector<uint64_t> layer_params;        // per layer, expanded to `layers` entries
+  uint64_t tokens = 0;                       // per rank per step (moe_layer: per rank)
+  double device_tflops = 0;                  // TFLOP/s
+  uint64_t forward_ps = 0, backward_ps = 0;  // per layer; 0: from FLOPs
+  uint64_t bucket_bytes = 0, first_bucket_bytes = 0;
+  std::vector<uint64_t> bucket_sweep_bytes;  // ddp_step rows (empty: bucket_bytes only)
+  std::vector<int> prefetch_depths;          // fsdp_step rows
+  uint64_t hidden = 0, ffn_hidden = 0;
+  int experts_per_rank = 1, top_k = 2;
+  double skew = 0;
+  uint64_t expert_ps_per_token = 0;          // 0: from FLOPs
+  int tp = 1;
+  std::string placement;                     // tp_inside | dp_inside | both
+  uint64_t launch_ps = 0;
+};
+
+bool is_training_workload(const std::string& type);
+
 struct WorkloadSpec {
-  std::string type;          // "allreduce_sweep" | "collective_sweep"
+  std::string type;          // "allreduce_sweep" | "collective_sweep" | a training type
   std::string collective = "all_reduce";  // nccl-tests name
   std::string algorithm = "ring";
   int root = 0;
@@ -39,6 +60,7 @@ struct WorkloadSpec {
   int channels = 1;
   uint64_t chunk_bytes = 0;
   SyncProtocol sync;
+  TrainingSpec training;     // training workloads only
   // Message sizes of the sweep, in bytes (each a whole number of elements).
   std::vector<uint64_t> sizes() const;
 };
