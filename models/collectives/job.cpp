@@ -82,6 +82,8 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
 std::vector<uint32_t> JobBuilder::collective(const Schedule& sub, const std::vector<int>& group,
                                              uint64_t offset, uint64_t launch_ps,
                                              const std::vector<std::vector<uint32_t>>& start) {
+  // One rank alone moves nothing: no launch (so a 1-rank job is pure compute).
+  if (group.size() == 1) return add(sub, group, offset, start);
   std::vector<std::vector<uint32_t>> launched(group.size());
   for (size_t i = 0; i < group.size(); ++i)
     launched[i] = {delay(group[i], launch_ps, start.at(i))};

@@ -36,7 +36,8 @@ class JobBuilder {
   std::vector<uint32_t> add(const Schedule& sub, const std::vector<int>& group, uint64_t offset,
                             const std::vector<std::vector<uint32_t>>& start);
 
-  // add() preceded by a launch delay of `launch_ps` per member after start[i].
+  // add() preceded by a launch delay of `launch_ps` per member after start[i]; a group of
+  // one rank (nothing to move) gets no launch delay.
   std::vector<uint32_t> collective(const Schedule& sub, const std::vector<int>& group,
                                    uint64_t offset, uint64_t launch_ps,
                                    const std::vector<std::vector<uint32_t>>& start);
