@@ -52,9 +52,13 @@ TrainingWorkload::TrainingWorkload(const SystemSpec& spec) : spec_(spec) {
                   (unsigned long long)t.tokens, us(fwd[0]), us(bwd[0]));
     notes_.push_back(buf);
   };
+  const std::string kinds =
+      w.type == "fsdp_step"   ? std::string("ring all-gather and reduce-scatter")
+      : w.type == "moe_layer" ? std::string("direct all-to-all (per-pair sizes)")
+                              : w.algorithm + " all-reduce";
   std::snprintf(buf, sizeof buf,
-                "# collectives: %s all-reduce, %d channels, %s chunks, sync %s, launch %s each",
-                w.algorithm.c_str(), w.channels, format_bytes(w.chunk_bytes).c_str(),
+                "# collectives: %s, %d channels, %s chunks, sync %s, launch %s each",
+                kinds.c_str(), w.channels, format_bytes(w.chunk_bytes).c_str(),
                 w.sync.fence_flag ? "fence_flag" : "data", format_time_ps(t.launch_ps).c_str());
   const std::string comm_note = buf;
 
