@@ -204,6 +204,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
     nlohmann::json j = results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;
+      j["collective"] = nullptr;  // several collectives; the table's notes name them
+      j["algorithm"] = w.algorithm;
       j["rows"] = train->rows_json();
       j["units"] = train->units_json();
     }

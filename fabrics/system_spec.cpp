@@ -1,6 +1,8 @@
 #include "fabrics/system_spec.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <regex>
 #include <set>
 
@@ -587,6 +589,11 @@ class Loader {
       t.tp = int(p.integer("tp"));
       t.placement = p.str("placement");
       t.hidden = uint64_t(p.integer("hidden"));
+      if (std::adjacent_find(t.layer_params.begin(), t.layer_params.end(),
+                             std::not_equal_to<uint64_t>()) != t.layer_params.end())
+        p.fail("layer_params", "tp_layer takes one layer size for every layer",
+               "give a single value, e.g. layer_params: [" + std::to_string(t.layer_params[0]) +
+                   "]");
       if (n % t.tp != 0)
         p.fail("tp", "tp " + std::to_string(t.tp) + " does not divide the " +
                          std::to_string(n) + " ranks",
