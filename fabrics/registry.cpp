@@ -296,7 +296,15 @@ std::vector<TypeEntry> build() {
                   0, 8),
                 P("expert_time_per_token", Kind::kTime, "0ns", "ns",
                   "Expert compute per routed token; 0: from ffn_hidden and device_tflops.",
-                  0)},
+                  0),
+                P("ep", Kind::kInt, "0", "ranks",
+                  "Expert-parallel group size (divides ranks): every group holds all "
+                  "experts and routes its own tokens; 0: one group of every rank.",
+                  0, 4096),
+                E("placement", {"ep_inside", "ep_across", "both"}, "both",
+                  "ep_inside: EP groups are consecutive ranks (a scale-up domain when domains "
+                  "are consecutive rank blocks); ep_across: strided; both: rows for each. "
+                  "Ignored when one group holds every rank.")},
                false)}});
     r.push_back(
         {Category::kWorkload,

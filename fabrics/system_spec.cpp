@@ -581,9 +581,16 @@ class Loader {
       t.top_k = int(p.integer("top_k"));
       t.skew = p.real("skew");
       t.expert_ps_per_token = p.time_ps("expert_time_per_token");
-      if (int64_t(t.top_k) > int64_t(n) * t.experts_per_rank)
+      t.ep = int(p.integer("ep"));
+      t.placement = p.str("placement");
+      if (t.ep > 0 && n % t.ep != 0)
+        p.fail("ep", "ep " + std::to_string(t.ep) + " does not divide the " +
+                         std::to_string(n) + " ranks",
+               "use a divisor of the rank count, or 0 (all ranks)");
+      const int group = t.ep > 0 ? t.ep : n;
+      if (int64_t(t.top_k) > int64_t(group) * t.experts_per_rank)
         p.fail("top_k", "top_k " + std::to_string(t.top_k) + " is more than the " +
-                            std::to_string(n * t.experts_per_rank) + " experts",
+                            std::to_string(group * t.experts_per_rank) + " experts of a group",
                "lower top_k or raise experts_per_rank");
     } else {  // tp_layer
       t.tp = int(p.integer("tp"));

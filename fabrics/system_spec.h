@@ -41,8 +41,10 @@ struct TrainingSpec {
   int experts_per_rank = 1, top_k = 2;
   double skew = 0;
   uint64_t expert_ps_per_token = 0;          // 0: from FLOPs
+  int ep = 0;                                // moe_layer EP group size; 0: all ranks
   int tp = 1;
-  std::string placement;                     // tp_inside | dp_inside | both
+  std::string placement;                     // tp_layer: tp_inside | dp_inside | both;
+                                             // moe_layer: ep_inside | ep_across | both
   uint64_t launch_ps = 0;
 };
 

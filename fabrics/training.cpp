@@ -177,12 +177,22 @@ TrainingWorkload::TrainingWorkload(const SystemSpec& spec) : spec_(spec) {
         "# dispatch: all-to-all with per-pair sizes (direct); expert compute of the tokens a "
         "rank received; combine: the transposed all-to-all. load = tokens per expert / rank; "
         "dispatch_us = until the last rank has all its tokens");
-    columns_ = {{"skew", "", 6},              {"time_us", "(us)", 11},
-                {"dispatch_us", "(us)", 11},  {"expert_max_us", "(us)", 11},
-                {"expert_load_max_mean", "(ratio)", 9},
+    const int ep = t.ep == 0 ? n : t.ep;
+    std::snprintf(buf, sizeof buf,
+                  "# expert-parallel groups of %d ranks (%d groups), each with all experts; "
+                  "ep_inside: consecutive ranks, ep_across: strided",
+                  ep, n / ep);
+    notes_.push_back(buf);
+    columns_ = {{"placement", "", 10},        {"skew", "", 6},
+                {"time_us", "(us)", 11},      {"dispatch_us", "(us)", 11},
+                {"expert_max_us", "(us)", 11}, {"expert_load_max_mean", "(ratio)", 9},
                 {"rank_load_max_mean", "(ratio)", 9}, {"max_pair_bytes", "(B)", 12}};
+    std::vector<bool> inside;
+    if (ep == n || t.placement != "ep_across") inside.push_back(true);
+    if (ep != n && t.placement != "ep_inside") inside.push_back(false);
     std::vector<double> skews{0.0};
     if (t.skew > 0) skews.push_back(t.skew);
+    for (bool ep_inside : inside)
     for (double skew : skews) {
       coll::MoeParams m;
       m.ranks = n;
@@ -193,6 +203,8 @@ TrainingWorkload::TrainingWorkload(const SystemSpec& spec) : spec_(spec) {
       m.skew = skew;
       m.seed = spec.seed;
       m.expert_ps_per_token = per_token;
+      m.ep = ep;
+      m.ep_inside = ep_inside;
       m.comm = comm;
       const coll::MoeRouting routing = coll::moe_route(m);
       auto step = std::make_shared<coll::MoeStep>(coll::moe_layer(m, routing));
@@ -205,17 +217,19 @@ TrainingWorkload::TrainingWorkload(const SystemSpec& spec) : spec_(spec) {
         }
         return sum ? double(mx) * double(v.size()) / double(sum) : 0.0;
       };
-      uint64_t max_pair = 0;
-      for (int r = 0; r < n; ++r) {
-        std::vector<uint64_t> to(static_cast<size_t>(n), 0);
-        for (size_t e = 0; e < routing.tokens[size_t(r)].size(); ++e)
-          to[e / size_t(t.experts_per_rank)] += routing.tokens[size_t(r)][e];
-        for (int j = 0; j < n; ++j)
-          if (j != r) max_pair = std::max(max_pair, to[size_t(j)] * t.hidden * w.elem_bytes);
-      }
+      uint64_t max_pair = 0;  // bytes from one rank to another member of its group
+      for (const std::vector<int>& group : coll::moe_groups(m))
+        for (int r : group) {
+          std::vector<uint64_t> to(group.size(), 0);
+          for (size_t e = 0; e < routing.tokens[size_t(r)].size(); ++e)
+            to[e / size_t(t.experts_per_rank)] += routing.tokens[size_t(r)][e];
+          for (size_t j = 0; j < group.size(); ++j)
+            if (group[j] != r) max_pair = std::max(max_pair, to[j] * t.hidden * w.elem_bytes);
+        }
       uint64_t max_load = 0;
       for (uint64_t l : routing.rank_load) max_load = std::max(max_load, l);
-      nlohmann::json row = {{"skew", skew},
+      nlohmann::json row = {{"placement", ep == n ? "all" : ep_inside ? "ep_inside" : "ep_across"},
+                            {"skew", skew},
                             {"expert_load_max_mean", max_mean(routing.expert_load)},
                             {"rank_load_max_mean", max_mean(routing.rank_load)},
                             {"max_pair_bytes", max_pair},

@@ -178,9 +178,15 @@ uint64_t peak_held_bytes(const std::vector<HeldBuffer>& buffers) {
 
 // ---- MoE -------------------------------------------------------------------------------
 
+std::vector<std::vector<int>> moe_groups(const MoeParams& p) {
+  const int ep = p.ep == 0 ? p.ranks : p.ep;
+  return tp_groups(p.ranks, ep, p.ep_inside).tp;
+}
+
 MoeRouting moe_route(const MoeParams& p) {
   const int n = p.ranks;
-  const int E = n * p.experts_per_rank;
+  const std::vector<std::vector<int>> groups = moe_groups(p);
+  const int E = int(groups[0].size()) * p.experts_per_rank;  // experts of one group
   if (E < 1 || p.top_k < 1 || p.top_k > E)
     throw InternalError("moe_route: need 1 <= top_k <= experts");
   std::vector<int> pi(static_cast<size_t>(E));
@@ -191,32 +197,33 @@ MoeRouting moe_route(const MoeParams& p) {
   for (int e = 0; e < E; ++e) w[size_t(e)] = 1.0 / std::pow(double(pi[size_t(e)] + 1), p.skew);
   MoeRouting out;
   out.tokens.assign(static_cast<size_t>(n), std::vector<uint64_t>(static_cast<size_t>(E), 0));
-  out.expert_load.assign(static_cast<size_t>(E), 0);
+  out.expert_load.assign(groups.size() * size_t(E), 0);
   out.rank_load.assign(static_cast<size_t>(n), 0);
   std::vector<char> picked(static_cast<size_t>(E));
-  for (int r = 0; r < n; ++r) {
-    Rng rng(p.seed, "moe_layer.rank" + std::to_string(r));
-    for (uint64_t t = 0; t < p.tokens_per_rank; ++t) {
-      std::fill(picked.begin(), picked.end(), 0);
-      double total = std::accumulate(w.begin(), w.end(), 0.0);
-      for (int k = 0; k < p.top_k; ++k) {
-        const double u = rng.uniform01() * total;
-        double acc = 0;
-        int chosen = -1;
-        for (int e = 0; e < E; ++e) {
-          if (picked[size_t(e)]) continue;
-          chosen = e;  // the last unpicked expert absorbs rounding at the top end
-          acc += w[size_t(e)];
-          if (u < acc) break;
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int r : groups[g]) {
+      Rng rng(p.seed, "moe_layer.rank" + std::to_string(r));
+      for (uint64_t t = 0; t < p.tokens_per_rank; ++t) {
+        std::fill(picked.begin(), picked.end(), 0);
+        double total = std::accumulate(w.begin(), w.end(), 0.0);
+        for (int k = 0; k < p.top_k; ++k) {
+          const double u = rng.uniform01() * total;
+          double acc = 0;
+          int chosen = -1;
+          for (int e = 0; e < E; ++e) {
+            if (picked[size_t(e)]) continue;
+            chosen = e;  // the last unpicked expert absorbs rounding at the top end
+            acc += w[size_t(e)];
+            if (u < acc) break;
+          }
+          picked[size_t(chosen)] = 1;
+          total -= w[size_t(chosen)];
+          ++out.tokens[size_t(r)][size_t(chosen)];
+          ++out.expert_load[g * size_t(E) + size_t(chosen)];
+          ++out.rank_load[size_t(groups[g][size_t(chosen / p.experts_per_rank)])];
         }
-        picked[size_t(chosen)] = 1;
-        total -= w[size_t(chosen)];
-        ++out.tokens[size_t(r)][size_t(chosen)];
-        ++out.expert_load[size_t(chosen)];
-        ++out.rank_load[size_t(chosen / p.experts_per_rank)];
       }
     }
-  }
   return out;
 }
 
@@ -284,29 +291,37 @@ Schedule alltoallv(const std::vector<std::vector<uint64_t>>& elems, uint64_t chu
 
 MoeStep moe_layer(const MoeParams& p, const MoeRouting& routing) {
   const int n = p.ranks;
-  std::vector<std::vector<uint64_t>> disp(static_cast<size_t>(n), std::vector<uint64_t>(static_cast<size_t>(n), 0)),
-      comb = disp;
-  for (int r = 0; r < n; ++r)
-    for (size_t e = 0; e < routing.tokens[size_t(r)].size(); ++e) {
-      const int j = int(e) / p.experts_per_rank;
-      disp[size_t(r)][size_t(j)] += routing.tokens[size_t(r)][e] * p.token_elems;
-      comb[size_t(j)][size_t(r)] += routing.tokens[size_t(r)][e] * p.token_elems;
-    }
+  const std::vector<std::vector<int>> groups = moe_groups(p);
   const uint64_t chunk = std::max<uint64_t>(1, p.comm.chunk_bytes / p.comm.elem_bytes);
   JobBuilder b(n);
-  const std::vector<int> group = all_ranks(n);
   MoeStep out;
-  const Schedule d = alltoallv(disp, chunk);
-  out.dispatch_join = b.collective(d, group, 0, p.comm.launch_ps,
-                                   std::vector<std::vector<uint32_t>>(static_cast<size_t>(n)));
-  std::vector<std::vector<uint32_t>> start(static_cast<size_t>(n));
-  for (int r = 0; r < n; ++r) {
-    out.expert_op.push_back(b.compute(r, routing.rank_load[size_t(r)] * p.expert_ps_per_token,
-                                      {out.dispatch_join[size_t(r)]}));
-    start[size_t(r)] = {out.expert_op.back()};
+  out.dispatch_join.assign(static_cast<size_t>(n), 0);
+  out.expert_op.assign(static_cast<size_t>(n), 0);
+  for (const std::vector<int>& group : groups) {  // EP groups run concurrently
+    const size_t m = group.size();
+    std::vector<std::vector<uint64_t>> disp(m, std::vector<uint64_t>(m, 0)), comb = disp;
+    for (size_t i = 0; i < m; ++i) {
+      const auto& tok = routing.tokens[size_t(group[i])];
+      for (size_t e = 0; e < tok.size(); ++e) {
+        const size_t j = e / size_t(p.experts_per_rank);
+        disp[i][j] += tok[e] * p.token_elems;
+        comb[j][i] += tok[e] * p.token_elems;
+      }
+    }
+    const Schedule d = alltoallv(disp, chunk);
+    const std::vector<uint32_t> dj =
+        b.collective(d, group, 0, p.comm.launch_ps, std::vector<std::vector<uint32_t>>(m));
+    std::vector<std::vector<uint32_t>> start(m);
+    for (size_t i = 0; i < m; ++i) {
+      const int r = group[i];
+      out.dispatch_join[size_t(r)] = dj[i];
+      out.expert_op[size_t(r)] =
+          b.compute(r, routing.rank_load[size_t(r)] * p.expert_ps_per_token, {dj[i]});
+      start[i] = {out.expert_op[size_t(r)]};
+    }
+    const Schedule c = alltoallv(comb, chunk);
+    b.collective(c, group, d.count, p.comm.launch_ps, start);
   }
-  const Schedule c = alltoallv(comb, chunk);
-  b.collective(c, group, d.count, p.comm.launch_ps, start);
   out.schedule = b.finish("moe_layer");
   return out;
 }

@@ -16,8 +16,8 @@
 //   a backward slot, its layer's gradients are reduce-scattered (reduce_scatter ring) on a
 //   separate reduce-scatter stream. Gathered parameters (the layer minus this rank's shard)
 //   are held from AG(k)'s launch until slot k's compute is done.
-// moe_layer: tokens routed to experts (top-k, Zipf-skewed expert popularity), dispatch as an
-//   all-to-all with per-pair sizes (direct: every pair at once, staggered order), expert
+// moe_layer: tokens routed to experts (top-k, Zipf-skewed expert popularity) inside
+//   expert-parallel groups (moe_groups), dispatch as an all-to-all with per-pair sizes (direct: every pair at once, staggered order), expert
 //   compute proportional to the tokens a rank received, combine as the transposed
 //   all-to-all.
 // tp_step (Megatron-style tensor parallelism with data parallelism): ranks form TP groups
@@ -100,11 +100,17 @@ struct MoeParams {
   double skew = 0;                 // Zipf exponent of expert popularity; 0 = uniform
   uint64_t seed = 1;
   uint64_t expert_ps_per_token = 0;
+  int ep = 0;               // expert-parallel group size (divides ranks); 0: all ranks
+  bool ep_inside = true;    // EP groups of consecutive ranks (else strided, as tp_groups)
   CommParams comm;
 };
+// The EP groups: tp_groups(ranks, ep, ep_inside).tp. Every group holds a full set of
+// ep x experts_per_rank experts (local expert e on group member e / experts_per_rank) and
+// routes only its own members' tokens; groups run concurrently.
+std::vector<std::vector<int>> moe_groups(const MoeParams& p);
 struct MoeRouting {
-  std::vector<std::vector<uint64_t>> tokens;  // [source rank][expert]: tokens routed
-  std::vector<uint64_t> expert_load;          // tokens per expert
+  std::vector<std::vector<uint64_t>> tokens;  // [source rank][local expert of its group]
+  std::vector<uint64_t> expert_load;          // tokens per expert, group-major
   std::vector<uint64_t> rank_load;            // tokens per rank (its experts' sum)
 };
 // Expert e's popularity rank is pi(e), pi a permutation drawn from
