@@ -18,6 +18,8 @@
 #include "fabrics/registry.h"
 #include "fabrics/results.h"
 #include "fabrics/system_spec.h"
+#include "fabrics/training.h"
+#include "models/collectives/job_runner.h"
 #include "models/collectives/algorithms.h"
 #include "models/collectives/sweep.h"
 #include "models/core/errors.h"
@@ -126,9 +128,20 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const bool is_auto = w.algorithm == "auto";
   AutoChooser chooser;
   if (is_auto) chooser = make_auto_chooser(spec);
+  const bool training = is_training_workload(w.type);
+  // Training workloads (fabrics/training.h): jobs back to back instead of a size sweep.
+  std::unique_ptr<TrainingWorkload> train;
+  std::unique_ptr<JobRunner> runner;
+  if (training) {
+    train = std::make_unique<TrainingWorkload>(spec);
+    runner = std::make_unique<JobRunner>(
+        "jobs", sys.engine(), train->take_jobs(),
+        [&](size_t i, uint64_t s, uint64_t e) { train->job_done(i, s, e, sys.engine()); });
+  }
   const coll::AlgoInfo& algo =
       coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
-  CollectiveSweep sweep("sweep", sys.engine(), n, w.sizes(), w.elem_bytes,
+  CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
+                        w.elem_bytes,
                         [&](uint64_t count) {
                           coll::CollParams cp;
                           cp.ranks = n;
@@ -145,7 +158,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                         spec.functional ? &algo : nullptr, w.root);
   sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
-  if (!sweep.finished()) {
+  if (!sweep.finished() || (runner && !runner->finished())) {
     if (now >= spec.time_limit_ps)
       throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
                        std::to_string(double(spec.time_limit_ps) * 1e-12) +
@@ -153,8 +166,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
     uint64_t in_flight = 0;
     for (const auto& e : sys.endpoints()) in_flight += e->messages_in_flight();
     throw InternalError("the simulation ran out of events before the workload finished "
-                        "(deadlock): " + std::to_string(sweep.rows().size()) + " of " +
-                        std::to_string(w.sizes().size()) + " collectives started, " +
+                        "(deadlock): " +
+                        (runner ? std::to_string(runner->started()) + " of " +
+                                      std::to_string(runner->total()) + " jobs started, "
+                                : std::to_string(sweep.rows().size()) + " of " +
+                                      std::to_string(w.sizes().size()) +
+                                      " collectives started, ") +
                         std::to_string(sys.engine().ops_completed()) + " ops completed, " +
                         std::to_string(in_flight) + " messages in flight, " +
                         std::to_string(PacketPool::global().outstanding()) +
@@ -192,8 +209,11 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.functional}};
   const Port::Counters retry = sys.retry_totals();
-  const Ceiling ceiling = busbw_ceiling(spec);
-  if (!o.quiet) {
+  const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
+  if (!o.quiet && train) {
+    train->print(std::cout);
+    print_cost(std::cout, cost);
+  } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
     char line[256];
     std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
@@ -223,8 +243,15 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"replay_wire_bytes", retry.replay_wire_bytes},
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
-    j["ceiling"] = ceiling_json(ceiling);
+    if (!train) j["ceiling"] = ceiling_json(ceiling);
     if (is_auto) j["auto_cost_model"] = chooser.to_json();
+    if (train) {  // training rows replace the sweep's; units per column
+      j["workload"] = w.type;
+      j["collective"] = nullptr;  // several collectives; the table's notes name them
+      j["algorithm"] = w.algorithm;
+      j["rows"] = train->rows_json();
+      j["units"] = train->units_json();
+    }
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);
     f << j.dump(2) << "\n";

@@ -326,6 +326,129 @@ std::vector<TypeEntry> build() {
                  {"collective_sweep",
                   "An nccl-tests style size sweep of any collective, one per size.", ps}});
   }
+  // Training workloads (fabrics/training.cpp, models/collectives/training.h): one step
+  // (or layer) as compute ops and collectives with the framework's stream dependencies.
+  {
+    const std::vector<ParamSpec> comm{
+        E("algorithm", {"ring", "tree", "halving_doubling", "direct"}, "ring",
+          "All-reduce algorithm (ddp_step buckets, tp_layer); all-gather and "
+          "reduce-scatter use ring, all-to-all direct."),
+        E("datatype", {"float", "half", "bfloat16", "double", "int32", "int8"}, "bfloat16",
+          "Element type of parameters, gradients and activations."),
+        P("channels", Kind::kInt, "1", "", "NCCL channels of every collective.", 1, 64),
+        P("chunk_bytes", Kind::kBytes, "512KiB", "bytes",
+          "Pipelining granularity: messages are cut into pieces of this size.", 1),
+        E("sync", {"data", "fence_flag"}, "data",
+          "Chunk completion protocol, as in collective_sweep."),
+        P("ack_bytes", Kind::kBytes, "16B", "bytes",
+          "Payload of a write acknowledgement (sync: fence_flag).", 1),
+        P("flag_bytes", Kind::kBytes, "8B", "bytes",
+          "Payload of a completion flag (sync: fence_flag).", 1),
+        P("launch_latency", Kind::kTime, "0ns", "us",
+          "Fixed cost of EVERY collective on its stream (kernel launch, framework "
+          "bookkeeping; an assumption), paid after its inputs are ready and the previous "
+          "collective on the stream is done.",
+          0),
+        P("ranks", Kind::kInt, "0", "ranks",
+          "Run on the first N ranks of the config (scaling runs, scripts/scaling.sh); 0: "
+          "every rank.",
+          0, 65536),
+        P("device_tflops", Kind::kReal, "400", "TFLOP/s (per accelerator)",
+          "Achieved dense throughput that turns FLOPs into compute time when no time is "
+          "given (an assumption: H100 SXM bf16 dense peak is 989 TFLOP/s).",
+          0.001, 1e6)};
+    const std::vector<ParamSpec> model{
+        P("layers", Kind::kInt, "24", "layers", "Transformer layers.", 1, 100000),
+        P("layer_params", Kind::kIntList, "[12582912]", "parameters",
+          "Parameters per layer: one value for every layer, or one per layer (layer 0 "
+          "first). Default 12 x 1024^2 (a GPT-2-medium-like layer).",
+          1, 1e12),
+        P("tokens", Kind::kInt, "8192", "tokens (per rank per step)",
+          "Tokens one rank processes per step (micro-batch x sequence length).", 1, 1e12),
+        P("forward_time", Kind::kTime, "0ns", "us (per layer)",
+          "Forward compute of one layer; 0: 2 x params x tokens FLOPs / device_tflops.", 0),
+        P("backward_time", Kind::kTime, "0ns", "us (per layer)",
+          "Backward compute of one layer; 0: 4 x params x tokens FLOPs / device_tflops.",
+          0)};
+    auto with = [&](std::vector<ParamSpec> own, bool with_model) {
+      if (with_model) own.insert(own.end(), model.begin(), model.end());
+      own.insert(own.end(), comm.begin(), comm.end());
+      return own;
+    };
+    r.push_back(
+        {Category::kWorkload,
+         {"ddp_step",
+          "One data-parallel training step (PyTorch DDP): gradient buckets all-reduced on "
+          "the comm stream while the backward pass runs; also the no-overlap baseline.",
+          with({P("bucket_bytes", Kind::kBytes, "25MiB", "bytes",
+                  "Bucket cap (PyTorch bucket_cap_mb default 25 MiB); a bucket closes once "
+                  "it holds at least this much; layers are not split.",
+                  1),
+                P("first_bucket_bytes", Kind::kBytes, "0B", "bytes",
+                  "Cap of the first bucket (PyTorch uses 1 MiB); 0B: bucket_bytes.", 0),
+                P("bucket_sweep_kib", Kind::kIntList, "[]", "KiB",
+                  "Bucket caps to sweep, one row each (in KiB = 1024 B); empty: only "
+                  "bucket_bytes.",
+                  1, 1e9)},
+               true)}});
+    r.push_back(
+        {Category::kWorkload,
+         {"fsdp_step",
+          "One fully sharded data-parallel step (FSDP): per-layer all-gather of parameters "
+          "with prefetch, reduce-scatter of gradients; one row per prefetch depth.",
+          with({P("prefetch_depths", Kind::kIntList, "[0, 1, 2]", "layers",
+                  "Prefetch depths to run, one row each: all-gathers in flight ahead of "
+                  "the layer computing.",
+                  0, 16)},
+               true)}});
+    r.push_back(
+        {Category::kWorkload,
+         {"moe_layer",
+          "One mixture-of-experts layer: top-k routing with skewed expert popularity, "
+          "all-to-all dispatch, expert compute, all-to-all combine; uniform and skewed "
+          "rows.",
+          with({P("tokens", Kind::kInt, "4096", "tokens (per rank)",
+                  "Tokens routed from every rank.", 1, 1e9),
+                P("hidden", Kind::kInt, "4096", "elements", "Hidden size (elements per token).",
+                  1, 1e6),
+                P("ffn_hidden", Kind::kInt, "14336", "elements",
+                  "Expert FFN inner size: 4 x hidden x ffn_hidden FLOPs per routed token.", 1,
+                  1e7),
+                P("experts_per_rank", Kind::kInt, "1", "experts", "Experts on every rank.", 1,
+                  1024),
+                P("top_k", Kind::kInt, "2", "experts", "Experts every token goes to.", 1, 64),
+                P("skew", Kind::kReal, "1.0", "",
+                  "Zipf exponent of expert popularity (weight 1/rank^skew over a seeded "
+                  "permutation of the experts); 0 = uniform.",
+                  0, 8),
+                P("expert_time_per_token", Kind::kTime, "0ns", "ns",
+                  "Expert compute per routed token; 0: from ffn_hidden and device_tflops.",
+                  0),
+                P("ep", Kind::kInt, "0", "ranks",
+                  "Expert-parallel group size (divides ranks): every group holds all "
+                  "experts and routes its own tokens; 0: one group of every rank.",
+                  0, 4096),
+                E("placement", {"ep_inside", "ep_across", "both"}, "both",
+                  "ep_inside: EP groups are consecutive ranks (a scale-up domain when domains "
+                  "are consecutive rank blocks); ep_across: strided; both: rows for each. "
+                  "Ignored when one group holds every rank.")},
+               false)}});
+    r.push_back(
+        {Category::kWorkload,
+         {"tp_layer",
+          "Tensor parallel (Megatron-style, 2 all-reduces per layer forward and backward) "
+          "with data-parallel gradient all-reduce per layer; placement of TP groups inside "
+          "or across scale-up domains.",
+          with({P("tp", Kind::kInt, "4", "ranks", "Tensor-parallel group size; divides ranks.",
+                  1, 4096),
+                E("placement", {"tp_inside", "dp_inside", "both"}, "both",
+                  "tp_inside: TP groups are consecutive ranks (inside a scale-up domain when "
+                  "domains are consecutive rank blocks), DP strided; dp_inside: the reverse; "
+                  "both: one row each."),
+                P("hidden", Kind::kInt, "4096", "elements",
+                  "Hidden size: a TP all-reduce moves tokens x hidden elements.", 1, 1e6)},
+               true)}});
+  }
   return r;
 }
 

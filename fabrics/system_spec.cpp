@@ -1,7 +1,9 @@
 #include "fabrics/system_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <set>
@@ -675,6 +677,7 @@ class Loader {
     Params p = cfg::parse_params(e.spec, w, file_, "workload", {"type"});
     WorkloadSpec& ws = s_.workload;
     ws.type = e.spec.type;
+    if (is_training_workload(ws.type)) return training_workload(p);
     if (ws.type == "collective_sweep") {
       ws.collective = p.str("collective");
       ws.root = int(p.integer("root"));
@@ -722,6 +725,97 @@ class Loader {
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = ws.type;
     s_.resolved["workload"]["algorithm"] = ws.algorithm;
+  }
+
+  // ddp_step, fsdp_step, moe_layer, tp_layer (registry.cpp; fabrics/training.cpp).
+  void training_workload(const Params& p) {
+    WorkloadSpec& ws = s_.workload;
+    TrainingSpec& t = ws.training;
+    ws.collective = "all_reduce";
+    ws.algorithm = p.str("algorithm");
+    ws.datatype = p.str("datatype");
+    ws.elem_bytes = datatype_bytes(ws.datatype);
+    ws.channels = int(p.integer("channels"));
+    ws.chunk_bytes = p.bytes("chunk_bytes");
+    ws.sync.fence_flag = p.str("sync") == "fence_flag";
+    ws.sync.ack_bytes = p.bytes("ack_bytes");
+    ws.sync.flag_bytes = p.bytes("flag_bytes");
+    t.launch_ps = p.time_ps("launch_latency");  // per collective, not per job
+    t.device_tflops = p.real("device_tflops");
+    if (ws.chunk_bytes < ws.elem_bytes)
+      p.fail("chunk_bytes", "chunk_bytes " + format_bytes(ws.chunk_bytes) +
+                                " is smaller than one " + ws.datatype,
+             "use at least " + std::to_string(ws.elem_bytes) + "B");
+    if (s_.functional)
+      sim_params_.fail("functional",
+                       "training workloads run timing only; functional mode checks the "
+                       "size sweeps",
+                       "set simulation.functional: false (e.g. --set "
+                       "simulation.functional=false)");
+    const int64_t want = p.integer("ranks");
+    if (want > int64_t(s_.ranks.size()))
+      p.fail("ranks", "ranks " + std::to_string(want) + " is more than the config's " +
+                          std::to_string(s_.ranks.size()) + " ranks",
+             "use 0 (all) or at most " + std::to_string(s_.ranks.size()));
+    if (want > 0) s_.ranks.resize(size_t(want));
+    const int n = int(s_.ranks.size());
+    if (ws.type != "moe_layer") {
+      const int64_t layers = p.integer("layers");
+      const std::vector<int64_t>& lp = p.int_list("layer_params");
+      if (lp.size() != 1 && int64_t(lp.size()) != layers)
+        p.fail("layer_params",
+               "layer_params has " + std::to_string(lp.size()) + " values for " +
+                   std::to_string(layers) + " layers",
+               "give one value (every layer) or one per layer");
+      for (int64_t l = 0; l < layers; ++l)
+        t.layer_params.push_back(uint64_t(lp.size() == 1 ? lp[0] : lp[size_t(l)]));
+      t.tokens = uint64_t(p.integer("tokens"));
+      t.forward_ps = p.time_ps("forward_time");
+      t.backward_ps = p.time_ps("backward_time");
+    }
+    if (ws.type == "ddp_step") {
+      t.bucket_bytes = p.bytes("bucket_bytes");
+      t.first_bucket_bytes = p.bytes("first_bucket_bytes");
+      for (int64_t kib : p.int_list("bucket_sweep_kib")) t.bucket_sweep_bytes.push_back(uint64_t(kib) << 10);
+    } else if (ws.type == "fsdp_step") {
+      for (int64_t d : p.int_list("prefetch_depths")) t.prefetch_depths.push_back(int(d));
+      if (t.prefetch_depths.empty())
+        p.fail("prefetch_depths", "no prefetch depth given", "e.g. prefetch_depths: [0, 1, 2]");
+    } else if (ws.type == "moe_layer") {
+      t.tokens = uint64_t(p.integer("tokens"));
+      t.hidden = uint64_t(p.integer("hidden"));
+      t.ffn_hidden = uint64_t(p.integer("ffn_hidden"));
+      t.experts_per_rank = int(p.integer("experts_per_rank"));
+      t.top_k = int(p.integer("top_k"));
+      t.skew = p.real("skew");
+      t.expert_ps_per_token = p.time_ps("expert_time_per_token");
+      t.ep = int(p.integer("ep"));
+      t.placement = p.str("placement");
+      if (t.ep > 0 && n % t.ep != 0)
+        p.fail("ep", "ep " + std::to_string(t.ep) + " does not divide the " +
+                         std::to_string(n) + " ranks",
+               "use a divisor of the rank count, or 0 (all ranks)");
+      const int group = t.ep > 0 ? t.ep : n;
+      if (int64_t(t.top_k) > int64_t(group) * t.experts_per_rank)
+        p.fail("top_k", "top_k " + std::to_string(t.top_k) + " is more than the " +
+                            std::to_string(group * t.experts_per_rank) + " experts of a group",
+               "lower top_k or raise experts_per_rank");
+    } else {  // tp_layer
+      t.tp = int(p.integer("tp"));
+      t.placement = p.str("placement");
+      t.hidden = uint64_t(p.integer("hidden"));
+      if (std::adjacent_find(t.layer_params.begin(), t.layer_params.end(),
+                             std::not_equal_to<uint64_t>()) != t.layer_params.end())
+        p.fail("layer_params", "tp_layer takes one layer size for every layer",
+               "give a single value, e.g. layer_params: [" + std::to_string(t.layer_params[0]) +
+                   "]");
+      if (n % t.tp != 0)
+        p.fail("tp", "tp " + std::to_string(t.tp) + " does not divide the " +
+                         std::to_string(n) + " ranks",
+               "use a divisor of the rank count");
+    }
+    s_.resolved["workload"] = p.to_json();
+    s_.resolved["workload"]["type"] = ws.type;
   }
 
   void cross_checks() {
@@ -826,12 +920,17 @@ class Loader {
     cp.channels = s_.workload.channels;
     cp.chunk_bytes = s_.workload.chunk_bytes;
     cp.root = s_.workload.root;
-    // auto may choose any algorithm of the collective: every one must be routable.
+    // Training workloads talk over arbitrary rank pairs: probe every pair. auto may
+    // choose any algorithm of the collective: every one must be routable.
+    const bool training = is_training_workload(s_.workload.type);
     std::vector<std::string> algos{s_.workload.algorithm};
-    if (s_.workload.algorithm == "auto") algos = coll::algorithms_for(s_.workload.collective);
+    if (s_.workload.algorithm == "auto" && !training)
+      algos = coll::algorithms_for(s_.workload.collective);
+    if (training) algos = {"direct"};
     for (const std::string& algo : algos) {
     const coll::Schedule probe =
-        coll::make_schedule(s_.workload.collective, algo, cp, s_.domain_size);
+        training ? coll::make_schedule("alltoall", "direct", cp)
+                 : coll::make_schedule(s_.workload.collective, algo, cp, s_.domain_size);
     for (size_t r = 0; r < n; ++r) {
       const int src = s_.graph.endpoints[s_.ranks[r]];
       for (const coll::Op& op : probe.programs[r].ops) {
@@ -842,9 +941,11 @@ class Loader {
              "unreachable endpoint: " + s_.graph.devices[src].name + " (rank " +
                  std::to_string(r) + ") has no path to " +
                  s_.graph.devices[s_.graph.endpoints[dst_id]].name + " (rank " +
-                 std::to_string(op.peer) + "), which the " + algo + " " +
-                 s_.workload.collective + " needs",
-             s_.workload.algorithm == "auto"
+                 std::to_string(op.peer) + "), which the " +
+                 (training ? s_.workload.type + " workload"
+                           : algo + " " + s_.workload.collective) +
+                 " needs",
+             s_.workload.algorithm == "auto" && !training
                  ? "auto considers every algorithm of the collective: link them (e.g. a spine "
                    "tier above the rails) or name an algorithm"
                  : "link them through a switch, or reorder topology.ranks");
@@ -882,6 +983,10 @@ uint64_t ualink_class_limit_ps(const std::string& cls) {
   if (cls == "51.2T") return 200'000;
   if (cls == "102.4T") return 250'000;
   return UINT64_MAX;
+}
+
+bool is_training_workload(const std::string& type) {
+  return type == "ddp_step" || type == "fsdp_step" || type == "moe_layer" || type == "tp_layer";
 }
 
 uint32_t datatype_bytes(const std::string& t) {

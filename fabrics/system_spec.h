@@ -46,9 +46,31 @@ PortToPort port_to_port(const SwitchParams& sw, const LinkParams& link);
 // Published UALink switch port-to-port limits: 25.6T <= 150 ns, 51.2T < 200 ns,
 // 102.4T < 250 ns (UALink Consortium webinar Q&A, 2025).
 uint64_t ualink_class_limit_ps(const std::string& cls);
+// Parameters of the training workloads (ddp_step, fsdp_step, moe_layer, tp_layer), resolved
+// to base units; fabrics/training.cpp turns them into jobs.
+struct TrainingSpec {
+  std::vector<uint64_t> layer_params;        // per layer, expanded to `layers` entries
+  uint64_t tokens = 0;                       // per rank per step (moe_layer: per rank)
+  double device_tflops = 0;                  // TFLOP/s
+  uint64_t forward_ps = 0, backward_ps = 0;  // per layer; 0: from FLOPs
+  uint64_t bucket_bytes = 0, first_bucket_bytes = 0;
+  std::vector<uint64_t> bucket_sweep_bytes;  // ddp_step rows (empty: bucket_bytes only)
+  std::vector<int> prefetch_depths;          // fsdp_step rows
+  uint64_t hidden = 0, ffn_hidden = 0;
+  int experts_per_rank = 1, top_k = 2;
+  double skew = 0;
+  uint64_t expert_ps_per_token = 0;          // 0: from FLOPs
+  int ep = 0;                                // moe_layer EP group size; 0: all ranks
+  int tp = 1;
+  std::string placement;                     // tp_layer: tp_inside | dp_inside | both;
+                                             // moe_layer: ep_inside | ep_across | both
+  uint64_t launch_ps = 0;
+};
+
+bool is_training_workload(const std::string& type);
 
 struct WorkloadSpec {
-  std::string type;          // "allreduce_sweep" | "collective_sweep"
+  std::string type;          // "allreduce_sweep" | "collective_sweep" | a training type
   std::string collective = "all_reduce";  // nccl-tests name
   std::string algorithm = "ring";
   int root = 0;
@@ -59,6 +81,7 @@ struct WorkloadSpec {
   int channels = 1;
   uint64_t chunk_bytes = 0;
   SyncProtocol sync;
+  TrainingSpec training;     // training workloads only
   // Message sizes of the sweep, in bytes (each a whole number of elements).
   std::vector<uint64_t> sizes() const;
 };

@@ -1,5 +1,8 @@
 #include "models/collectives/engine.h"
 
+#include <algorithm>
+#include <functional>
+
 #include "models/core/errors.h"
 
 namespace fabricsim {
@@ -7,6 +10,7 @@ namespace fabricsim {
 CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks,
                                    uint32_t elem_bytes)
     : sc_module(n), ranks_(std::move(ranks)), elem_bytes_(elem_bytes), st_(ranks_.size()) {
+  delay_alarm_ = Alarm{this, 0};
   uint32_t max_id = 0;
   for (Endpoint* e : ranks_) max_id = std::max(max_id, e->id());
   rank_of_endpoint_.assign(max_id + 1, -1);
@@ -56,6 +60,7 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t d : ops[i].deps) st.dependents[fill[d]++] = i;
     st.remaining = n;
+    st.done_ps.assign(n, UINT64_MAX);
     st.waiting_recv.clear();
     st.arrived.clear();
     if (n) ++ranks_left_;
@@ -115,7 +120,30 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
       st.compute_timer->at(st.compute_busy_ps, op_index);
       break;
     }
+    case coll::OpKind::kDelay: {
+      if (op.duration_ps == 0) {
+        op_done(rank, op_index);
+        break;
+      }
+      const uint64_t at = sc_core::sc_time_stamp().value() + op.duration_ps;
+      delayed_.push_back(Delayed{at, delay_seq_++, rank, op_index});
+      std::push_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
+      Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
+      break;
+    }
   }
+}
+
+void CollectiveEngine::wake(uint32_t) {
+  ++g_kernel_events;
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  while (!delayed_.empty() && delayed_.front().at_ps <= now) {
+    std::pop_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
+    const Delayed d = delayed_.back();
+    delayed_.pop_back();
+    op_done(d.rank, d.op);
+  }
+  if (!delayed_.empty()) Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
 }
 
 void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
@@ -180,6 +208,7 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
   }
   ++ops_completed_;
   RankState& st = st_[rank];
+  st.done_ps[op_index] = sc_core::sc_time_stamp().value();
   for (uint32_t k = st.dep_begin[op_index]; k < st.dep_begin[op_index + 1]; ++k) {
     const uint32_t dep = st.dependents[k];
     if (--st.waiting_deps[dep] == 0) start_op(rank, dep);

@@ -1,8 +1,11 @@
 // Runs collective programs (program.h) on endpoints. Timing comes only from the fabric
 // and the endpoints: a kSend hands a message to the endpoint's DMA, a kRecv completes
 // when the message has fully arrived (plus the reduction engine's time for a reduce), a
-// kCompute occupies the rank's compute unit. Ops start as soon as their dependencies are
-// met, in program order.
+// kCompute occupies the rank's compute unit, a kDelay waits its duration without
+// occupying anything. Ops start as soon as their dependencies are met, in program order.
+// A schedule may hold several collectives at once (e.g. a training step composed by
+// job.h): messages match on (source, destination, tag) only, so collectives on disjoint
+// or overlapping rank groups run concurrently as long as their tags differ.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -13,6 +16,7 @@
 #include <systemc>
 
 #include "models/collectives/program.h"
+#include "models/core/scheduler.h"
 #include "models/core/timer.h"
 #include "models/endpoint/endpoint.h"
 
@@ -31,7 +35,7 @@ struct SyncProtocol {
   uint64_t launch_latency_ps = 0;  // from start() until the first ops may run (kernel launch)
 };
 
-class CollectiveEngine : public sc_core::sc_module {
+class CollectiveEngine : public sc_core::sc_module, public Wakeable {
  public:
   // ranks[r] is the endpoint that runs rank r's program.
   CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks, uint32_t elem_bytes);
@@ -48,6 +52,9 @@ class CollectiveEngine : public sc_core::sc_module {
   bool functional() const { return !data_.empty(); }
 
   uint64_t ops_completed() const { return ops_completed_; }
+  // Simulated time (ps) at which op `op` of `rank` completed in the last schedule started;
+  // UINT64_MAX if it has not (yet).
+  uint64_t op_done_ps(int rank, uint32_t op) const { return st_.at(rank).done_ps.at(op); }
 
  private:
   // Exact match key: a send (src -> dst, tag) pairs with one receive.
@@ -75,7 +82,18 @@ class CollectiveEngine : public sc_core::sc_module {
     MatchMap<uint32_t> waiting_recv;  // receive started, message not yet in -> op
     MatchMap<uint32_t> arrived;       // message in before its receive started -> count
     std::unique_ptr<TimerQueue> reduce_timer, compute_timer;
+    std::vector<uint64_t> done_ps;    // per op: completion time, UINT64_MAX until then
   };
+  // kDelay ops in flight, earliest first (ties in start order): one Alarm for all.
+  struct Delayed {
+    uint64_t at_ps, seq;
+    int rank;
+    uint32_t op;
+    bool operator>(const Delayed& o) const {
+      return at_ps != o.at_ps ? at_ps > o.at_ps : seq > o.seq;
+    }
+  };
+  void wake(uint32_t) override;
   void start_op(int rank, uint32_t op);
   void op_done(int rank, uint32_t op);
   void recv_arrived(int rank, uint32_t op);
@@ -94,6 +112,9 @@ class CollectiveEngine : public sc_core::sc_module {
   std::function<void()> on_done_;
   SyncProtocol sync_;
   std::unique_ptr<TimerQueue> launch_timer_;
+  std::vector<Delayed> delayed_;  // min-heap on (at_ps, seq)
+  uint64_t delay_seq_ = 0;
+  Alarm delay_alarm_;
   uint32_t ranks_left_ = 0;
   bool running_ = false;
   uint64_t ops_completed_ = 0;

@@ -88,7 +88,7 @@ FunctionalResult run_functional(const Schedule& s,
                       " out of range (rank has " + std::to_string(ops.size()) + " ops)");
         ++dep_begin[base[r] + d + 1];
       }
-      if (op.kind == OpKind::kCompute) continue;
+      if (op.kind == OpKind::kCompute || op.kind == OpKind::kDelay) continue;
       if (op.kind != OpKind::kSend && op.kind != OpKind::kRecv)
         fail(s, describe_op(rank, i, op) + ": unknown op kind");
       if (op.peer < 0 || op.peer >= s.ranks || op.peer == rank)
@@ -156,6 +156,7 @@ FunctionalResult run_functional(const Schedule& s,
     };
     switch (op.kind) {
       case OpKind::kCompute:
+      case OpKind::kDelay:
         complete(g);
         break;
       case OpKind::kSend: {

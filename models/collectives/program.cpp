@@ -21,6 +21,8 @@ const char* kind_name(OpKind k) {
       return "recv";
     case OpKind::kCompute:
       return "compute";
+    case OpKind::kDelay:
+      return "delay";
   }
   return "invalid-kind";
 }
@@ -40,7 +42,7 @@ std::string describe_op(int rank, std::size_t index, const Op& op) {
        << " offset=" << op.offset << " count=" << op.count;
     if (op.kind == OpKind::kRecv)
       os << " mode=" << (op.mode == RecvMode::kReduceSum ? "reduce-sum" : "copy");
-  } else if (op.kind == OpKind::kCompute) {
+  } else if (op.kind == OpKind::kCompute || op.kind == OpKind::kDelay) {
     os << " duration_ps=" << op.duration_ps;
   }
   os << ")";
@@ -84,6 +86,7 @@ void validate(const Schedule& s) {
       }
       switch (op.kind) {
         case OpKind::kCompute:
+        case OpKind::kDelay:
           continue;
         case OpKind::kSend:
         case OpKind::kRecv:

@@ -13,7 +13,10 @@ namespace fabricsim::coll {
 enum class OpKind : uint8_t {
   kSend,     // send elems [offset, offset+count) of this rank's buffer to `peer`
   kRecv,     // receive `count` elems from `peer` into [offset, offset+count), copy or reduce
-  kCompute,  // occupy the rank for `duration_ps` (no data)
+  kCompute,  // occupy the rank's compute unit for `duration_ps` (no data); compute ops of
+             // one rank run one at a time, in the order they become ready
+  kDelay,    // complete `duration_ps` after it starts, occupying nothing (0: a join point
+             // that completes with its deps; e.g. a per-collective launch cost on a stream)
 };
 
 enum class RecvMode : uint8_t { kCopy, kReduceSum };
@@ -25,7 +28,7 @@ struct Op {
   uint64_t offset = 0;        // in elements, into the rank's buffer
   uint64_t count = 0;         // in elements
   RecvMode mode = RecvMode::kCopy;
-  uint64_t duration_ps = 0;   // kCompute only
+  uint64_t duration_ps = 0;   // kCompute and kDelay only
   std::vector<uint32_t> deps; // indices of ops of the same rank that must complete first
 };
 

@@ -1,0 +1,36 @@
+// Runs a list of jobs (job.h schedules, e.g. training steps under different settings) back
+// to back on the CollectiveEngine: the next starts when the previous has completed on every
+// rank. After each job `on_done(index, start_ps, end_ps)` runs while the engine still holds
+// that job's per-op completion times (CollectiveEngine::op_done_ps).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include <systemc>
+
+#include "models/collectives/engine.h"
+#include "models/collectives/program.h"
+
+namespace fabricsim {
+
+class JobRunner : public sc_core::sc_module {
+ public:
+  using Done = std::function<void(size_t index, uint64_t start_ps, uint64_t end_ps)>;
+  JobRunner(sc_core::sc_module_name n, CollectiveEngine& engine, std::vector<coll::Schedule> jobs,
+            Done on_done);
+  bool finished() const { return done_ == jobs_.size(); }
+  size_t started() const { return next_; }
+  size_t total() const { return jobs_.size(); }
+
+ private:
+  void kickoff() { start_next(); }
+  void start_next();
+
+  CollectiveEngine& engine_;
+  std::vector<coll::Schedule> jobs_;
+  Done on_done_;
+  size_t next_ = 0, done_ = 0;
+};
+
+}  // namespace fabricsim
