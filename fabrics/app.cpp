@@ -184,17 +184,38 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.functional}};
   const Ceiling ceiling = busbw_ceiling(spec);
+  const Port::Counters retry = sys.retry_totals();
   if (!o.quiet) {
     print_table(std::cout, spec, rows);
     char line[256];
     std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
                   ceiling.busbw_GBps, ceiling.limited_by.c_str());
     std::cout << line;
+    if (retry.crc_errors || retry.replay_stall_ps) {
+      char buf[400];
+      std::snprintf(buf, sizeof buf,
+                    "# link retry (all ports): %llu CRC errors, %llu replays, %llu replayed wire "
+                    "bytes (%.4f%% of %llu), %.3f us transmitter time lost to retry, %.3f us "
+                    "replay-buffer stall\n",
+                    (unsigned long long)retry.crc_errors, (unsigned long long)retry.replays,
+                    (unsigned long long)retry.replay_wire_bytes,
+                    retry.tx_wire_bytes ? 100.0 * double(retry.replay_wire_bytes) /
+                                              double(retry.tx_wire_bytes)
+                                        : 0.0,
+                    (unsigned long long)retry.tx_wire_bytes, double(retry.retry_ps) * 1e-6,
+                    double(retry.replay_stall_ps) * 1e-6);
+      std::cout << buf;
+    }
     print_cost(std::cout, cost);
   }
   if (o.out) {
     nlohmann::json j = results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
     j["ceiling"] = ceiling_json(ceiling);
+    j["link_retry"] = {{"crc_errors", retry.crc_errors},
+                       {"replays", retry.replays},
+                       {"replay_wire_bytes", retry.replay_wire_bytes},
+                       {"retry_ps", retry.retry_ps},
+                       {"replay_stall_ps", retry.replay_stall_ps}};
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);
     f << j.dump(2) << "\n";

@@ -35,7 +35,7 @@ System::System(const SystemSpec& spec) : spec_(spec) {
   for (const topo::Link& l : g.links) {
     Port& a = port_of(l.a);
     Port& b = port_of(l.b);
-    bind_link(a, b, spec.link_types.at(l.type));
+    bind_link(a, b, spec.link_types.at(l.type), spec.seed);
     all_ports_.push_back(&a);
     all_ports_.push_back(&b);
   }
@@ -79,6 +79,20 @@ uint64_t System::payload_bytes_moved() const {
   uint64_t n = 0;
   for (Port* p : all_ports_) n += p->counters().tx_payload_bytes;
   return n;
+}
+
+Port::Counters System::retry_totals() const {
+  Port::Counters t;
+  for (Port* p : all_ports_) {
+    const Port::Counters& c = p->counters();
+    t.crc_errors += c.crc_errors;
+    t.replays += c.replays;
+    t.replay_wire_bytes += c.replay_wire_bytes;
+    t.retry_ps += c.retry_ps;
+    t.replay_stall_ps += c.replay_stall_ps;
+    t.tx_wire_bytes += c.tx_wire_bytes;
+  }
+  return t;
 }
 
 }  // namespace fabricsim

@@ -26,6 +26,8 @@ class System {
   uint64_t transaction_hops() const;
   uint64_t packet_hops() const;
   uint64_t payload_bytes_moved() const;
+  // Link-level retry counters summed over every port (crc_errors, replays, ...).
+  Port::Counters retry_totals() const;
 
  private:
   const SystemSpec& spec_;

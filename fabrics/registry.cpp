@@ -71,9 +71,12 @@ std::vector<TypeEntry> build() {
            "Line-code efficiency applied to lanes x lane_rate, as a decimal (e.g. 0.984615 for "
            "PCIe Gen5's 128b/130b).",
            0.01, 1.0),
-         E("framing", {"flit", "frame"}, "flit",
+         E("framing", {"flit", "frame", "ualink"}, "flit",
            "flit: whole flits, with overhead flits per packet (NVLink). frame: header+FCS, "
-           "minimum frame, preamble and gap (Ethernet)."),
+           "minimum frame, preamble and gap (Ethernet). ualink: UALink 1.0 stream: a TL "
+           "field + data half-flits per packet, packed back to back into DL flits, each "
+           "sent as one FEC codeword (set lane_rate to the signalling rate, 212.5Gb/s: the "
+           "codeword bytes already count the FEC)."),
          P("flit_bytes", Kind::kBytes, "16B", "bytes", "Flit size (framing: flit).", 1),
          P("overhead_flits", Kind::kInt, "1", "flits",
            "Non-data flits per packet: header with CRC, address/byte-enable (framing: flit).",
@@ -84,6 +87,26 @@ std::vector<TypeEntry> build() {
            "Frames shorter than this are padded (framing: frame).", 0),
          P("gap_bytes", Kind::kBytes, "0B", "bytes",
            "Preamble + SFD + inter-frame gap per packet (framing: frame).", 0),
+         P("tl_flit_bytes", Kind::kBytes, "64B", "bytes",
+           "UALink TL flit; data travels in its half-flits (framing: ualink).", 2, 4096),
+         P("tl_request_bytes", Kind::kBytes, "16B", "bytes",
+           "TL request field per write, flag or read request (uncompressed; framing: "
+           "ualink).",
+           1, 4096),
+         P("tl_response_bytes", Kind::kBytes, "8B", "bytes",
+           "TL response field per read response or write completion (ack) (framing: "
+           "ualink).",
+           1, 4096),
+         P("dl_flit_bytes", Kind::kBytes, "640B", "bytes", "UALink DL flit (framing: ualink).",
+           1, 65536),
+         P("dl_overhead_bytes", Kind::kBytes, "12B", "bytes",
+           "DL flit header + segment headers + CRC; the rest of a DL flit carries the TL "
+           "stream (framing: ualink).",
+           0, 65536),
+         P("fec_codeword_bytes", Kind::kBytes, "680B", "bytes",
+           "Wire bytes of the FEC codeword that carries one DL flit (RS(544,514): 680B) "
+           "(framing: ualink).",
+           1, 65536),
          P("packet_payload", Kind::kBytes, "", "bytes",
            "Payload bytes per packet that the traffic uses (e.g. 128B for SM-issued NVLink "
            "stores, 256B for copy engines).",
@@ -92,7 +115,27 @@ std::vector<TypeEntry> build() {
            "Propagation + PHY/FEC latency of one direction.", 0),
          P("vcs", Kind::kInt, "1", "", "Virtual channels, each with its own credits.", 1, 16),
          P("rx_buffer", Kind::kBytes, "", "bytes (per VC, counted in wire bytes)",
-           "Receive buffer per virtual channel at each end; credits = its size.", 1)}}});
+           "Receive buffer per virtual channel at each end; credits = its size.", 1),
+         P("ber", Kind::kReal, "0", "errors per wire bit",
+           "Bit error rate of each direction, after FEC. > 0 turns on link-level retry: "
+           "CRC errors drawn per wire bit, NAK and go-back-N replay from the replay buffer. "
+           "0: an ideal link, the retry machinery idle.",
+           0.0, 1e-3),
+         P("replay_buffer", Kind::kBytes, "64KiB", "bytes (wire bytes, per direction)",
+           "Sender's replay buffer: wire bytes kept until acknowledged. A transaction starts "
+           "only when it fits. Used only when ber > 0, and then it must hold one transaction + "
+           "the bytes of an ack round trip (rate x (2 x latency + ack_delay)).",
+           1),
+         P("ack_delay", Kind::kTime, "20ns", "ns",
+           "Receiver's ack coalescing: a good packet is acknowledged this long after its tail "
+           "arrives (PCIe's AckNak latency timer). Sets when the replay buffer frees. Used only "
+           "when ber > 0.",
+           0),
+         P("retry_latency", Kind::kTime, "30ns", "ns",
+           "NAK turnaround: from a bad packet's tail at the receiver to the NAK leaving, plus "
+           "the sender's time to start the replay. A replay starts 2 x latency + "
+           "retry_latency after the bad packet's tail left the sender. Used only when ber > 0.",
+           0)}}});
   r.push_back(
       {Category::kDevice,
        {"endpoint",
@@ -102,7 +145,11 @@ std::vector<TypeEntry> build() {
          P("ports", Kind::kInt, "", "ports", "Fabric ports; every one must be linked.", 1, 4096),
          P("memory_bandwidth", Kind::kBandwidth, "", "GB/s",
            "Local memory bandwidth; a reduction of B bytes moves 3B (two reads, one write).",
-           1)}}});
+           1),
+         P("read_turnaround", Kind::kTime, "0ns", "ns",
+           "Read target: from a read request's arrival to its response data being handed "
+           "to the DMA (memory access latency).",
+           0)}}});
   r.push_back(
       {Category::kDevice,
        {"switch",
@@ -126,7 +173,11 @@ std::vector<TypeEntry> build() {
            1),
          E("route_select", {"adaptive", "hash"}, "adaptive",
            "Choice among equal-cost outputs: least queued bytes, or a hash of the packet's "
-           "source, destination and entropy.")}}});
+           "source, destination and entropy."),
+         E("ualink_class", {"none", "25.6T", "51.2T", "102.4T"}, "none",
+           "UALink switch class: its published port-to-port latency limit (<=150ns, "
+           "<200ns, <250ns) is checked against codeword + pipeline_latency + crossbar time "
+           "on every attached link (docs/models.md \"UALink 1.0\").")}}});
   r.push_back(
       {Category::kTopology,
        {"switched_node",

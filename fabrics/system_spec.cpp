@@ -1,7 +1,9 @@
 #include "fabrics/system_spec.h"
 
 #include <cmath>
+#include <cstdio>
 #include <regex>
+#include <sstream>
 #include <set>
 
 #include "fabrics/config.h"
@@ -19,6 +21,13 @@ using cfg::join_key;
 using cfg::Params;
 
 namespace {
+
+std::string real_text(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 
 const std::vector<std::string> kTopKeys{"version",      "name",         "seed",     "simulation",
                                         "link_types",   "device_types", "topology", "workload"};
@@ -159,16 +168,39 @@ class Loader {
         l.framing.kind = Framing::Kind::kFlit;
         l.framing.flit_bytes = uint32_t(p.bytes("flit_bytes"));
         l.framing.overhead_flits = uint32_t(p.integer("overhead_flits"));
-      } else {
+      } else if (p.str("framing") == "frame") {
         l.framing.kind = Framing::Kind::kFrame;
         l.framing.header_bytes = uint32_t(p.bytes("header_bytes"));
         l.framing.min_frame_bytes = uint32_t(p.bytes("min_frame_bytes"));
         l.framing.gap_bytes = uint32_t(p.bytes("gap_bytes"));
+      } else {
+        l.framing.kind = Framing::Kind::kUALink;
+        l.framing.tl_flit_bytes = uint32_t(p.bytes("tl_flit_bytes"));
+        l.framing.tl_request_bytes = uint32_t(p.bytes("tl_request_bytes"));
+        l.framing.tl_response_bytes = uint32_t(p.bytes("tl_response_bytes"));
+        l.framing.dl_flit_bytes = uint32_t(p.bytes("dl_flit_bytes"));
+        l.framing.dl_overhead_bytes = uint32_t(p.bytes("dl_overhead_bytes"));
+        l.framing.fec_codeword_bytes = uint32_t(p.bytes("fec_codeword_bytes"));
+        ualink_checks(p, l);
       }
       l.packet_payload = uint32_t(p.bytes("packet_payload"));
+      if (l.framing.kind == Framing::Kind::kUALink && l.packet_payload > 256)
+        p.fail("packet_payload",
+               "packet_payload " + format_bytes(l.packet_payload) +
+                   " is larger than the 256B a UALink request carries",
+               "use 64B, 128B, 192B or 256B");
       l.latency_ps = p.time_ps("latency");
       l.vcs = uint32_t(p.integer("vcs"));
       l.rx_buffer_bytes = p.bytes("rx_buffer");
+      l.ber = p.real("ber");
+      if (l.ber > 0 && l.framing.kind == Framing::Kind::kUALink)
+        p.fail("ber",
+               "link-level retry (ber > 0) is not modelled on framing: ualink (its stream of "
+               "codewords has no replay path yet)",
+               "set ber: 0, or study retry on a flit or frame link");
+      l.replay_buffer_bytes = p.bytes("replay_buffer");
+      l.ack_delay_ps = p.time_ps("ack_delay");
+      l.retry_latency_ps = p.time_ps("retry_latency");
       const uint64_t pkt_wire = l.framing.packet_wire_bytes(l.packet_payload);
       if (l.rx_buffer_bytes < pkt_wire)
         p.fail("rx_buffer",
@@ -183,6 +215,59 @@ class Loader {
     }
     if (s_.link_types.empty())
       fail(file_, sec, "link_types", "no link types defined", "define at least one");
+  }
+
+  // UALink 1.0 links: x1/x2/x4 ports, and a framing whose pieces fit together. The FEC
+  // parity is in the codeword bytes, so no line-code factor may be applied on top.
+  void ualink_checks(Params& p, const LinkParams& l) {
+    const int64_t lanes = p.integer("lanes");
+    if (lanes != 1 && lanes != 2 && lanes != 4)
+      p.fail("lanes", "x" + std::to_string(lanes) + " is not a UALink port width",
+             "UALink 1.0 ports are x1, x2 or x4");
+    if (p.real("encoding_efficiency") != 1.0)
+      p.fail("encoding_efficiency",
+             "encoding_efficiency " + real_text(p.real("encoding_efficiency")) +
+                 " with framing: ualink counts the FEC twice (the " +
+                 std::to_string(l.framing.fec_codeword_bytes) +
+                 " B codeword per DL flit already carries it)",
+             "set encoding_efficiency: 1.0 and lane_rate to the signalling rate (212.5Gb/s)");
+    const Framing& f = l.framing;
+    // The most likely slip: the data rate given as lane_rate, which charges the codeword's
+    // parity a second time. lane_rate x dl_flit / codeword = lane_rate means no FEC.
+    if (p.bandwidth_bps("lane_rate") == 200'000'000'000ull &&
+        f.fec_codeword_bytes > f.dl_flit_bytes)
+      p.fail("lane_rate",
+             "lane_rate 200Gb/s is UALink's data rate; framing: ualink charges the " +
+                 std::to_string(f.fec_codeword_bytes) + " B codeword per " +
+                 std::to_string(f.dl_flit_bytes) + " B DL flit, so the FEC would count twice",
+             "give the signalling rate: lane_rate: 212.5Gb/s (= 200Gb/s x " +
+                 std::to_string(f.fec_codeword_bytes) + " / " +
+                 std::to_string(f.dl_flit_bytes) + ")");
+    if (f.dl_overhead_bytes >= f.dl_flit_bytes)
+      p.fail("dl_overhead_bytes",
+             "dl_overhead_bytes " + std::to_string(f.dl_overhead_bytes) +
+                 " B leaves no room for the TL stream in a " + std::to_string(f.dl_flit_bytes) +
+                 " B DL flit",
+             "use fewer overhead bytes than dl_flit_bytes (UALink: 12B of 640B)");
+    if (f.fec_codeword_bytes < f.dl_flit_bytes)
+      p.fail("fec_codeword_bytes",
+             "fec_codeword_bytes " + std::to_string(f.fec_codeword_bytes) +
+                 " B cannot carry a " + std::to_string(f.dl_flit_bytes) + " B DL flit",
+             "use at least dl_flit_bytes (UALink: 680B per 640B flit)");
+    if (f.tl_flit_bytes % 2 != 0)
+      p.fail("tl_flit_bytes",
+             "tl_flit_bytes " + std::to_string(f.tl_flit_bytes) +
+                 " B cannot be split into two half-flits",
+             "use an even size (UALink: 64B)");
+    for (const char* key : {"tl_request_bytes", "tl_response_bytes"}) {
+      const uint64_t b = p.bytes(key);
+      if (b > f.tl_flit_bytes / 2)
+        p.fail(key,
+               std::string(key) + " " + std::to_string(b) + " B does not fit a " +
+                   std::to_string(f.tl_flit_bytes / 2) + " B half-flit of a " +
+                   std::to_string(f.tl_flit_bytes) + " B TL flit",
+               "UALink: 16B request and 8B response fields in 64B TL flits");
+    }
   }
 
   void device_types() {
@@ -215,12 +300,14 @@ class Loader {
         d.sw.speedup = p.real("speedup");
         d.sw.egress_buffer_bytes = p.bytes("egress_buffer");
         d.sw.route_select = p.str("route_select");
+        d.ualink_class = p.str("ualink_class");
       } else {
         d.endpoint.ports = d.ports;
         d.endpoint.memory_bandwidth_Bps = p.bandwidth_bps("memory_bandwidth") / 8;
         d.endpoint.aggregate_bytes = s_.aggregate_bytes;
         d.endpoint.seed = s_.seed;
         d.endpoint.aggregate_min_message = s_.aggregate_min_message;
+        d.endpoint.read_turnaround_ps = p.time_ps("read_turnaround");
       }
       s_.device_types[name] = d;
       device_params_[name] = p;
@@ -538,6 +625,55 @@ class Loader {
                 format_bytes(s_.aggregate_bytes),
             "raise rx_buffer to at least " + format_bytes(wire) +
                 " or lower simulation.aggregate_bytes");
+      // Link-level retry: the replay buffer keeps a transaction until its ack is back, so
+      // it must hold one transaction plus what the line carries in an ack round trip, or
+      // the replay buffer, not the line, would set the throughput even without errors.
+      if (l.ber > 0) {
+        const uint64_t rtt_ps = 2 * l.latency_ps + l.ack_delay_ps;
+        const uint64_t rtt_bytes = uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) /
+                                            8'000'000'000'000ull);
+        if (l.replay_buffer_bytes < wire + rtt_bytes)
+          link_params_.at(name).fail(
+              "replay_buffer",
+              "replay_buffer " + format_bytes(l.replay_buffer_bytes) + " (" +
+                  std::to_string(l.replay_buffer_bytes) + " B) is smaller than one transaction (" +
+                  std::to_string(wire) + " B on the wire) + an ack round trip (2 x latency " +
+                  format_time_ps(l.latency_ps) + " + ack_delay " + format_time_ps(l.ack_delay_ps) +
+                  " at " + format_bandwidth_bps(l.rate_bps) + " = " + std::to_string(rtt_bytes) +
+                  " B) with ber " + [&] {
+                    char b[32];
+                    std::snprintf(b, sizeof b, "%g", l.ber);
+                    return std::string(b);
+                  }(),
+              "raise replay_buffer to at least " + std::to_string(wire + rtt_bytes) +
+                  "B, or lower latency, ack_delay or simulation.aggregate_bytes");
+      }
+    }
+    // UALink switch classes: the unloaded port-to-port latency must meet the class limit.
+    for (const topo::Link& l : s_.graph.links) {
+      for (const topo::LinkEnd& end : {l.a, l.b}) {
+        const topo::Device& d = s_.graph.devices[end.device];
+        if (!d.is_switch) continue;
+        const DeviceType& dt = s_.device_types.at(d.type);
+        if (dt.ualink_class == "none") continue;
+        const LinkParams& lp = s_.link_types.at(l.type);
+        const PortToPort b = port_to_port(dt.sw, lp);
+        const uint64_t limit = ualink_class_limit_ps(dt.ualink_class);
+        const bool inclusive = dt.ualink_class == "25.6T";  // "<= 150 ns"; the others are "<"
+        if (b.total_ps > limit || (!inclusive && b.total_ps == limit)) {
+          const uint64_t room = limit - (inclusive ? 0 : 1) - b.codeword_ps - b.crossbar_ps;
+          device_params_.at(d.type).fail(
+              "pipeline_latency",
+              "port-to-port latency " + format_time_ps(b.total_ps) + " on link type " + l.type +
+                  " (codeword " + format_time_ps(b.codeword_ps) + " + pipeline_latency " +
+                  format_time_ps(dt.sw.pipeline_latency_ps) + " + crossbar " +
+                  format_time_ps(b.crossbar_ps) + ") exceeds the UALink " + dt.ualink_class +
+                  " class limit of " + (inclusive ? "<= " : "< ") + format_time_ps(limit),
+              b.codeword_ps + b.crossbar_ps < limit
+                  ? "lower pipeline_latency to at most " + format_time_ps(room)
+                  : "the link's codeword alone is too slow for this class");
+        }
+      }
     }
     // Every endpoint's links must agree on the packet payload its DMA cuts.
     for (const topo::Device& d : s_.graph.devices) {
@@ -601,6 +737,25 @@ class Loader {
 };
 
 }  // namespace
+
+PortToPort port_to_port(const SwitchParams& sw, const LinkParams& link) {
+  // Stream framing: one codeword; other framings: one packet of the link's payload.
+  const uint64_t bytes = link.framing.kind == Framing::Kind::kUALink
+                             ? link.framing.fec_codeword_bytes
+                             : link.framing.packet_wire_bytes(link.packet_payload);
+  PortToPort b;
+  b.codeword_ps = transfer_ps(bytes, link.rate_bps);
+  b.crossbar_ps = transfer_ps(bytes, uint64_t(double(link.rate_bps) * sw.speedup));
+  b.total_ps = b.codeword_ps + sw.pipeline_latency_ps + b.crossbar_ps;
+  return b;
+}
+
+uint64_t ualink_class_limit_ps(const std::string& cls) {
+  if (cls == "25.6T") return 150'000;
+  if (cls == "51.2T") return 200'000;
+  if (cls == "102.4T") return 250'000;
+  return UINT64_MAX;
+}
 
 uint32_t datatype_bytes(const std::string& t) {
   if (t == "double") return 8;

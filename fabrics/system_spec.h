@@ -25,7 +25,21 @@ struct DeviceType {
   int ports = 0;
   EndpointParams endpoint;
   SwitchParams sw;
+  std::string ualink_class = "none";  // switches: "none", "25.6T", "51.2T", "102.4T"
 };
+
+// Unloaded port-to-port latency of a switch on a stream-framed (UALink) link, from the
+// first bit of a packet's codeword at the ingress pin to the first bit of its codeword at
+// the egress pin: the whole codeword is received and CRC-checked (store and forward of
+// one DL flit), the ingress pipeline, and the crossbar moving at most one codeword's
+// bytes at link rate x speedup. An upper bound for any packet that fits one codeword.
+struct PortToPort {
+  uint64_t codeword_ps = 0, crossbar_ps = 0, total_ps = 0;
+};
+PortToPort port_to_port(const SwitchParams& sw, const LinkParams& link);
+// Published UALink switch port-to-port limits: 25.6T <= 150 ns, 51.2T < 200 ns,
+// 102.4T < 250 ns (UALink Consortium webinar Q&A, 2025).
+uint64_t ualink_class_limit_ps(const std::string& cls);
 
 struct WorkloadSpec {
   std::string type;          // "allreduce_sweep" | "collective_sweep"

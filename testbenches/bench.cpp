@@ -17,6 +17,19 @@ LinkParams nvlink_like(uint64_t latency_ps, uint64_t rx_buffer_bytes) {
   return l;
 }
 
+LinkParams ualink_x4(uint64_t latency_ps, uint64_t rx_buffer_bytes) {
+  LinkParams l;
+  l.type_name = "ualink_x4";
+  l.protocol = "ualink";
+  l.rate_bps = 4 * 212'500'000'000ull;
+  l.framing.kind = Framing::Kind::kUALink;  // defaults: 64/16/8/640/12/680 B
+  l.packet_payload = 256;
+  l.latency_ps = latency_ps;
+  l.vcs = 1;
+  l.rx_buffer_bytes = rx_buffer_bytes;
+  return l;
+}
+
 StarBench::StarBench(int n, const SwitchParams& sp, const EndpointParams& ep,
                      const LinkParams& link) {
   std::vector<int> used;

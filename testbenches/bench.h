@@ -18,6 +18,10 @@ namespace fabricsim::tb {
 // NVLink4-like link: 2 lanes x 100 Gb/s, 16 B flits, 2 overhead flits, 128 B payload.
 LinkParams nvlink_like(uint64_t latency_ps, uint64_t rx_buffer_bytes);
 
+// UALink 1.0 x4 port: 4 lanes x 212.5 GT/s signalling (the FEC is in the framing's 680 B
+// codeword per 640 B DL flit, so 4 x 200 Gb/s of DL flits), 256 B requests.
+LinkParams ualink_x4(uint64_t latency_ps, uint64_t rx_buffer_bytes);
+
 // N endpoints, each with one port into port i of one switch.
 struct StarBench {
   std::vector<std::unique_ptr<Endpoint>> eps;

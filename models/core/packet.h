@@ -12,8 +12,10 @@
 namespace fabricsim {
 
 // kData: payload; kAck/kNack: delivery responses; kFlag: a small completion flag a
-// collective protocol writes after a fence; kCnp: congestion notification (RoCE).
-enum class PacketKind : uint8_t { kData, kAck, kNack, kFlag, kCnp };
+// collective protocol writes after a fence; kCnp: congestion notification (RoCE);
+// kReadReq: a read request (no payload; asks for `read_bytes`); kReadResp: the data a
+// read returns (Endpoint::read).
+enum class PacketKind : uint8_t { kData, kAck, kNack, kFlag, kCnp, kReadReq, kReadResp };
 
 class PacketPool;
 
@@ -36,6 +38,7 @@ class Packet {
   bool ecn = false;            // congestion experienced (Ethernet/UEC)
   bool trimmed = false;        // payload cut by a congested switch (UEC)
   uint16_t entropy = 0;        // spraying / ECMP selector
+  uint32_t read_bytes = 0;     // kReadReq: bytes the requester asks for
 
   // --- per-hop state (rewritten by every port that sends it) ---
   uint32_t link_bytes = 0;     // wire bytes on the link it last crossed (= credits it holds)

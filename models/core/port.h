@@ -16,8 +16,21 @@
 // Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs
 // (arrival order equals send order on a link). Arrivals have one pending event; credit
 // returns are absorbed when the transmitter next looks, and wake it only while it waits.
+//
+// Link-level retry (only when LinkParams::ber > 0; docs/models.md, "Link-level retry"):
+// go-back-N with a replay buffer, PCIe-like. CRC errors are drawn per wire bit from the
+// port's Rng(seed, display name) as a geometric "bits until the next error" counter. The
+// transmitter draws them when it starts a transaction, so it knows which packet the
+// receiver will NAK and when the NAK returns (tail of the bad packet + 2 x latency +
+// retry_latency); it holds the serialiser until then and re-sends from the bad packet.
+// Delivery times equal those of a go-back-N sender that keeps sending into the NAK
+// window and replays the window: the receiver discards everything after the bad packet.
+// Acks are timing on this port: a transaction's wire bytes stay in the replay buffer
+// until its tail + 2 x latency + ack_delay, and a transaction starts only when the replay
+// buffer holds all its wire bytes.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +41,7 @@
 #include "models/core/framing.h"
 #include "models/core/packet.h"
 #include "models/core/protocol.h"
+#include "models/core/rng.h"
 #include "models/core/scheduler.h"
 #include "models/core/stats.h"
 
@@ -43,6 +57,12 @@ struct LinkParams {
   uint64_t latency_ps = 0;      // propagation + PHY/FEC latency, one way
   uint32_t vcs = 1;             // virtual channels, each with its own credits
   uint64_t rx_buffer_bytes = 0; // receive buffer per VC, in wire bytes
+  // Link-level retry (idle when ber == 0: no errors, no replay buffer, no acks).
+  double ber = 0;                  // bit error rate per wire bit, each direction
+  uint64_t replay_buffer_bytes = 0;  // unacknowledged wire bytes the sender keeps
+  uint64_t ack_delay_ps = 0;       // receiver: tail of a good packet -> its ack is sent
+  uint64_t retry_latency_ps = 0;   // bad packet's tail at the receiver -> NAK sent, plus
+                                   // the sender's turnaround to start the replay
 };
 
 class PortOwner {
@@ -71,8 +91,9 @@ class Port : public sc_core::sc_module,
   Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner, int index,
        bool rx_at_head, uint64_t rx_latency_ps = 0);
 
-  // Elaboration: set the link this port transmits on and receives from.
-  void attach(const LinkParams& link, const LinkParams& peer_link);
+  // Elaboration: set the link this port transmits on and receives from. `seed` feeds the
+  // port's bit-error stream (used only when link.ber > 0).
+  void attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed = 1);
   bool attached() const { return attached_; }
   const LinkParams& link() const { return link_; }
   const std::string& display_name() const { return display_name_; }
@@ -95,6 +116,12 @@ class Port : public sc_core::sc_module,
     uint64_t rx_payload_bytes = 0, rx_packets = 0, rx_transactions = 0;
     uint64_t busy_ps = 0;          // time the transmitter was serialising
     uint64_t credit_stall_ps = 0;  // time work waited with too few credits
+    // Link-level retry, for this port's transmit direction (all 0 when ber == 0).
+    uint64_t crc_errors = 0;         // packets the peer received with a bad CRC
+    uint64_t replays = 0;            // go-back-N replays started by a NAK
+    uint64_t replay_wire_bytes = 0;  // wire bytes serialised again by replays
+    uint64_t retry_ps = 0;           // transmitter time lost: bad copies + NAK round trips
+    uint64_t replay_stall_ps = 0;    // time work waited for replay-buffer space
   };
   const Counters& counters() const { return c_; }
 
@@ -116,11 +143,21 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
+  uint64_t draw_error_gap();  // wire bits before the next bit error (geometric)
+  // Draws the CRC errors of a transaction of `n` packets (`full` wire bytes each, the last
+  // `last`) and returns the extra bytes to serialise; adds NAK waits to `wait_ps` and the
+  // delays of the first and last packet's good copies to `first_ps` / `last_ps`.
+  uint64_t draw_crc_errors(uint32_t n, uint64_t full, uint64_t last, uint64_t& wait_ps,
+                           uint64_t& first_ps, uint64_t& last_ps);
 
   struct CreditReturn {
     uint64_t at_ps;
     uint32_t vc;
     uint32_t bytes;
+  };
+  struct Ack {  // the replay buffer frees `bytes` at `at_ps`
+    uint64_t at_ps;
+    uint64_t bytes;
   };
 
   std::string display_name_;
@@ -132,18 +169,30 @@ class Port : public sc_core::sc_module,
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
   Serializer ser_;
+  FlitStream stream_;  // framing: ualink
+  bool ualink_ = false;
   sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
   uint64_t busy_until_ = 0;
   std::vector<uint64_t> credits_;
   uint64_t stall_since_ = UINT64_MAX;
   Fifo<Packet*> arrivals_;
   Fifo<CreditReturn> credit_fifo_;
+  // Link-level retry state (retry_ is false when ber == 0).
+  bool retry_ = false;
+  std::optional<Rng> rng_;
+  double log_keep_ = 0;          // ln(1 - ber)
+  uint64_t bits_to_error_ = 0;   // good wire bits before the next bit error
+  uint64_t nak_wait_ps_ = 0;     // bad packet's tail -> replay starts: 2 x latency + retry_latency
+  uint64_t ack_wait_ps_ = 0;     // transaction tail -> replay buffer freed: 2 x latency + ack_delay
+  uint64_t replay_used_ = 0;     // wire bytes in the replay buffer
+  uint64_t replay_stall_since_ = UINT64_MAX;
+  Fifo<Ack> acks_;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   LevelStat queue_;
   Counters c_;
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx.
-void bind_link(Port& a, Port& b, const LinkParams& link);
+void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed = 1);
 
 }  // namespace fabricsim

@@ -19,6 +19,8 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
                                             this, i, /*rx_at_head=*/false));
   staged_.assign(p.ports, nullptr);
   staged_msg_.assign(p.ports, nullptr);
+  turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
+                                             [this](uint64_t slot) { serve_read(slot); });
 }
 
 void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
@@ -45,7 +47,7 @@ void Endpoint::end_of_elaboration() {
 
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
                         uint8_t vc) {
-  FABRICSIM_ASSERT(bytes > 0, display_name_ + ": empty message");
+  FABRICSIM_ASSERT(bytes > 0 || kind == PacketKind::kReadReq, display_name_ + ": empty message");
   FABRICSIM_ASSERT(reaches(dst), display_name_ + ": no route to endpoint " + std::to_string(dst));
   Msg m;
   m.id = (uint64_t(id_) << 40) | next_msg_++;
@@ -54,7 +56,9 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   m.kind = kind;
   m.bytes = bytes;
   m.tag = tag;
-  (kind == PacketKind::kData ? data_ : control_).msgs.push_back(m);
+  // Acks, flags and read requests are control; payload data and read responses are data.
+  const bool data = kind == PacketKind::kData || kind == PacketKind::kReadResp;
+  (data ? data_ : control_).msgs.push_back(m);
   ++active_;
   backlog_.set(Port::now(), backlog_.level() + bytes);
   reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
@@ -72,7 +76,7 @@ Packet* Endpoint::tx_peek(int port) {
 Packet* Endpoint::cut(Queue& q, int port) {
   for (size_t k = q.first_uncut; k < q.msgs.size(); ++k) {
     Msg& m = q.msgs[k];
-    if (m.next_offset == m.bytes) {
+    if (m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) {
       if (k == q.first_uncut) ++q.first_uncut;
       continue;
     }
@@ -104,6 +108,9 @@ Packet* Endpoint::cut(Queue& q, int port) {
     p->packet_payload = packet_payload_;
     p->npackets = uint32_t((bytes + packet_payload_ - 1) / packet_payload_);
     p->vc = m.vc;
+    p->read_bytes = m.read_bytes;
+    if (m.bytes == 0) p->npackets = 1;  // a read request: one packet without payload
+    m.cut_once = true;
     p->entropy = uint16_t(rng_.next());
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
@@ -153,13 +160,48 @@ void Endpoint::rx_arrive(int port, Packet* p) {
   FABRICSIM_ASSERT(got <= p->msg_bytes, display_name_ + ": more bytes than the message holds");
   if (got == p->msg_bytes) {
     Delivery d{p->src, p->kind, p->tag, p->msg_bytes, p->msg_id};
+    const uint32_t read_bytes = p->read_bytes;
     rx_msgs_.erase(p->msg_id);
     ++msgs_delivered_;
     PacketPool::global().release(p);
+    if (d.kind == PacketKind::kReadReq) {
+      // The target side of a read: the memory access takes read_turnaround, then the
+      // DMA returns the data.
+      pending_resp_.push(PendingResp{d.src, read_bytes, d.tag});
+      turnaround_->at(now + params_.read_turnaround_ps, 0);
+      return;
+    }
+    if (d.kind == PacketKind::kReadResp) {
+      auto it = reads_issued_.find((uint64_t(d.src) << 40) | d.tag);
+      FABRICSIM_ASSERT(it != reads_issued_.end(),
+                       display_name_ + ": read response without a request");
+      const uint64_t rtt = now - it->second;
+      reads_issued_.erase(it);
+      ++reads_done_;
+      if (on_read_done_) on_read_done_(d.src, d.tag, d.bytes, rtt);
+      return;
+    }
     if (on_delivery_) on_delivery_(d);
     return;
   }
   PacketPool::global().release(p);
+}
+
+uint64_t Endpoint::read(uint32_t target, uint64_t bytes, uint64_t tag) {
+  FABRICSIM_ASSERT(bytes > 0 && bytes <= UINT32_MAX, display_name_ + ": bad read size");
+  FABRICSIM_ASSERT(tag < (1ull << 40), display_name_ + ": read tag too large");
+  const bool fresh = reads_issued_.emplace((uint64_t(target) << 40) | tag, Port::now()).second;
+  FABRICSIM_ASSERT(fresh, display_name_ + ": read tag already in flight to that target");
+  const uint64_t id = send(target, 0, tag, PacketKind::kReadReq);
+  control_.msgs.back().read_bytes = uint32_t(bytes);
+  return id;
+}
+
+void Endpoint::serve_read(uint64_t) {
+  // Turnarounds are equal for every request, so responses leave in arrival order.
+  const PendingResp r = pending_resp_.pop();
+  ++reads_served_;
+  send(r.dst, r.bytes, r.tag, PacketKind::kReadResp);
 }
 
 uint64_t Endpoint::reduce(uint64_t bytes) {
@@ -184,6 +226,10 @@ nlohmann::json Endpoint::stats_json(uint64_t now_ps) const {
   j["bytes_reduced"] = reduce_bytes_;
   j["transaction_latency_avg_ps"] = rx_txns_ ? latency_sum_ps_ / rx_txns_ : 0;
   j["transaction_latency_max_ps"] = latency_max_ps_;
+  if (reads_done_ || reads_served_) {
+    j["reads_completed"] = reads_done_;
+    j["reads_served"] = reads_served_;
+  }
   return j;
 }
 

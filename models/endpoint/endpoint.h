@@ -16,6 +16,7 @@
 
 #include "models/core/port.h"
 #include "models/core/rng.h"
+#include "models/core/timer.h"
 #include "models/switch/arbiter.h"
 
 namespace fabricsim {
@@ -26,6 +27,7 @@ struct EndpointParams {
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
   uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
+  uint64_t read_turnaround_ps = 0;    // read request arrived -> its response handed to the DMA
 };
 
 class Endpoint : public sc_core::sc_module, public PortOwner {
@@ -39,6 +41,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   };
   using DeliveryFn = std::function<void(const Delivery&)>;
   using SentFn = std::function<void(uint64_t msg_id, PacketKind kind)>;
+  // A read completed: the whole response has arrived. `rtt_ps` = arrival - read() call.
+  using ReadDoneFn = std::function<void(uint32_t target, uint64_t tag, uint64_t bytes,
+                                        uint64_t rtt_ps)>;
 
   Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
            const EndpointParams& p);
@@ -58,6 +63,14 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
                 uint8_t vc = 0);
   void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
+  // Read `bytes` of `target`'s memory (memory semantics, UALink-style). A read request
+  // (a control message without payload) travels to the target; when it has arrived the
+  // target waits its read_turnaround (memory access) and its DMA sends the data back as a
+  // kReadResp message, cut and striped like any data; the read completes when the whole
+  // response has arrived here (on_read_done). Returns the request's message id.
+  uint64_t read(uint32_t target, uint64_t bytes, uint64_t tag);
+  void on_read_done(ReadDoneFn fn) { on_read_done_ = std::move(fn); }
+  uint64_t reads_completed() const { return reads_done_; }
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
   uint64_t reduce(uint64_t bytes);
 
@@ -81,6 +94,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
     uint64_t bytes;
     uint64_t tag;
     uint64_t next_offset = 0;  // bytes already cut into transactions
+    uint32_t read_bytes = 0;   // kReadReq: bytes asked for (the request carries no payload)
+    bool cut_once = false;     // a transaction was cut (a read request has no bytes to count)
     uint64_t unsent = 0;       // transactions cut but not yet on a wire
     bool done = false;         // every byte has started on a wire
   };
@@ -112,6 +127,18 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   uint64_t latency_sum_ps_ = 0, latency_max_ps_ = 0, rx_txns_ = 0;
   DeliveryFn on_delivery_;
   SentFn on_sent_;
+  ReadDoneFn on_read_done_;
+  // Reads: requests in flight from here (tag -> issue time), and responses this endpoint
+  // owes (turnaround timer; payload = index into pending_resp_).
+  struct PendingResp {
+    uint32_t dst;
+    uint64_t bytes, tag;
+  };
+  void serve_read(uint64_t slot);
+  std::unordered_map<uint64_t, uint64_t> reads_issued_;  // (target << 40 | tag) -> issue ps
+  Fifo<PendingResp> pending_resp_;
+  std::unique_ptr<TimerQueue> turnaround_;
+  uint64_t reads_done_ = 0, reads_served_ = 0;
 };
 
 }  // namespace fabricsim

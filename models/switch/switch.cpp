@@ -169,9 +169,9 @@ void Switch::transfer(int in, int out, uint64_t t) {
   const uint64_t xs = xbar_ps(out, p->link_bytes);
   uint64_t end = t + xs;
   if (p->npackets > 1) {
-    const uint64_t xlast = xbar_ps(out, f.packet_wire_bytes(p->last_packet_payload()));
+    const uint64_t xlast = xbar_ps(out, f.packet_wire_bytes(p->last_packet_payload(), p->kind));
     end = std::max(end, p->tail_ps + xlast);
-    p->head_ps = t + xbar_ps(out, f.packet_wire_bytes(p->packet_payload));
+    p->head_ps = t + xbar_ps(out, f.packet_wire_bytes(p->packet_payload, p->kind));
   } else {
     p->head_ps = end;
   }
