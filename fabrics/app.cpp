@@ -183,8 +183,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"payload_bytes_delivered", received},
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.functional}};
-  const Ceiling ceiling = busbw_ceiling(spec);
   const Port::Counters retry = sys.retry_totals();
+  const Ceiling ceiling = busbw_ceiling(spec);
   if (!o.quiet) {
     print_table(std::cout, spec, rows);
     char line[256];
@@ -210,12 +210,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
   }
   if (o.out) {
     nlohmann::json j = results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
-    j["ceiling"] = ceiling_json(ceiling);
     j["link_retry"] = {{"crc_errors", retry.crc_errors},
                        {"replays", retry.replays},
                        {"replay_wire_bytes", retry.replay_wire_bytes},
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
+    j["ceiling"] = ceiling_json(ceiling);
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);
     f << j.dump(2) << "\n";
