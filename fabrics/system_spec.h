@@ -25,6 +25,7 @@ struct DeviceType {
   int ports = 0;
   EndpointParams endpoint;
   SwitchParams sw;
+  std::vector<std::string> nvls_datatypes;  // switches with nvls: element types reduced
 };
 
 struct WorkloadSpec {

@@ -172,6 +172,25 @@ Schedule reduce_ring(const CollParams& p);
 Schedule alltoall_pairwise(const CollParams& p);
 Schedule alltoall_direct(const CollParams& p);
 Schedule sendrecv(const CollParams& p);
+// In-switch (NVLS) algorithms: need switches with in-switch reduction and multicast that
+// every rank is linked to (the engine and the config checks enforce it).
+//   all_reduce nvls   channel-major like ring.h: channel c's range is cut into n blocks,
+//     rank r owns block r. Per piece of its block: kNvlsReduce (the switches read the
+//     piece from every rank, reduce it and return the sum), then kNvlsStore (multicast of
+//     the sum to every rank, this one included); every rank posts a kRecv (copy) for
+//     every piece of every block. Tags: slot 0 = reduce, slot 1 = store. A reduce waits
+//     for the one kNvlsWindow pieces earlier in its channel (bounded reductions in
+//     flight). Per rank and direction on the wire: S (reads answered) + S/n (results) in
+//     the reduce half, S/n (stores) + S (replicas) in the other: (n+1)/n S, against
+//     2(n-1)/n S for the ring.
+//   reduce_scatter nvls  block-major (block r, then channels inside it): rank r reduces
+//     its block with kNvlsReduce; its answers to the switches' reads are S per rank.
+//   all_gather nvls      block-major: rank r multicasts its block; every rank receives
+//     every block.
+constexpr uint64_t kNvlsWindow = 2;  // reductions in flight per channel and rank
+Schedule allreduce_nvls(const CollParams& p);
+Schedule reduce_scatter_nvls(const CollParams& p);
+Schedule all_gather_nvls(const CollParams& p);
 
 // Parent of every rank in tree `tree` (0 or 1) of the double binary tree over `ranks`
 // ranks, -1 for the root. Tree 0 is NCCL's binary tree (ncclGetBtree): rank 0 is the root
@@ -193,7 +212,7 @@ enum class Collective : uint8_t {
   kAllToAll,
   kSendRecv
 };
-enum class Algorithm : uint8_t { kRing, kTree, kHalvingDoubling, kDirect, kPairwise };
+enum class Algorithm : uint8_t { kRing, kTree, kHalvingDoubling, kDirect, kPairwise, kNvls };
 
 struct AlgoInfo {
   Collective collective;
@@ -242,6 +261,9 @@ double busbw_factor(const AlgoInfo& a, int n);
 //                                else (2 log2(p) + 2) alpha + (2(p-1)/p + 2) S beta
 //                                (the fold adds one whole-vector step each way)
 //   all_reduce direct            2 alpha + 2(n-1)/n S beta
+//   all_reduce nvls              2 alpha + (n+1)/n S beta  (reduce round trip, then
+//                                multicast; see allreduce_nvls)
+//   reduce_scatter, all_gather nvls   alpha + S beta
 //   reduce_scatter, all_gather ring   (n-1) alpha + (n-1)/n S beta
 //   broadcast, reduce ring       (n-1) alpha + S beta
 //   alltoall pairwise            (n-1) alpha + (n-1)/n S beta

@@ -14,6 +14,13 @@ enum class OpKind : uint8_t {
   kSend,     // send elems [offset, offset+count) of this rank's buffer to `peer`
   kRecv,     // receive `count` elems from `peer` into [offset, offset+count), copy or reduce
   kCompute,  // occupy the rank for `duration_ps` (no data)
+  // In-switch collectives (NVLS; every rank of the schedule is in the switch's group):
+  kNvlsReduce,  // [offset, offset+count) of this rank := the sum over all ranks of that
+                // range, reduced by the switches (multimem.ld_reduce); completes when the
+                // result has arrived
+  kNvlsStore,   // multicast [offset, offset+count) to every rank, this one included
+                // (multimem.st); each rank (also the sender) receives it with a kRecv
+                // whose peer is the sender and tag is `tag`; completes when sent
 };
 
 enum class RecvMode : uint8_t { kCopy, kReduceSum };

@@ -13,7 +13,31 @@ namespace fabricsim {
 
 // kData: payload; kAck/kNack: delivery responses; kFlag: a small completion flag a
 // collective protocol writes after a fence; kCnp: congestion notification (RoCE).
-enum class PacketKind : uint8_t { kData, kAck, kNack, kFlag, kCnp };
+// In-switch reduction and multicast (NVLS, see models/switch/switch.h):
+//   kNvlsReq    endpoint -> switch: "reduce req_bytes at (msg_id, offset) over the group"
+//               (header only: no payload on the wire)
+//   kNvlsRead   switch -> every member: read req_bytes of your copy (header only)
+//   kNvlsResp   member -> switch: the read data, consumed by the reduction engine
+//   kNvlsResult switch -> requester: the reduced data
+//   kNvlsMcast  endpoint -> switch: a multicast store, replicated by the switch
+//   kNvlsData   switch -> every member: one replica of a multicast store
+enum class PacketKind : uint8_t {
+  kData,
+  kAck,
+  kNack,
+  kFlag,
+  kCnp,
+  kNvlsReq,
+  kNvlsRead,
+  kNvlsResp,
+  kNvlsResult,
+  kNvlsMcast,
+  kNvlsData
+};
+
+inline bool is_nvls_switch_bound(PacketKind k) {
+  return k == PacketKind::kNvlsReq || k == PacketKind::kNvlsResp || k == PacketKind::kNvlsMcast;
+}
 
 class PacketPool;
 
@@ -36,6 +60,11 @@ class Packet {
   bool ecn = false;            // congestion experienced (Ethernet/UEC)
   bool trimmed = false;        // payload cut by a congested switch (UEC)
   uint16_t entropy = 0;        // spraying / ECMP selector
+  // NVLS requests and reads carry no payload (payload_bytes = packet_payload = 0, so
+  // they are framed as header-only packets); they name the data they ask for:
+  uint32_t req_bytes = 0;          // payload bytes requested
+  uint32_t req_packet_payload = 0; // payload per packet of the response
+  uint32_t ctx = 0;                // the switch's reduction context (kNvlsRead/kNvlsResp)
 
   // --- per-hop state (rewritten by every port that sends it) ---
   uint32_t link_bytes = 0;     // wire bytes on the link it last crossed (= credits it holds)
