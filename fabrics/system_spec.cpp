@@ -216,8 +216,8 @@ class Loader {
           if (v == "none") return 0;
           try {
             return parse_bandwidth_bps(v) / 8;
-          } catch (const std::exception& ex) {
-            p.fail(key, ex.what(), "a bandwidth such as 2000GB/s, or none");
+          } catch (const UnitError& ex) {
+            p.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
           }
           return 0;
         };
