@@ -89,6 +89,8 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
   const coll::FabricCosts f = fabric_costs(spec);
   AutoChooser a;
   for (const std::string& name : coll::algorithms_for(w.collective)) {
+    // In-switch algorithms need NVLS switches and have no cost model here: never chosen.
+    if (name == "nvls") continue;
     a.names.push_back(name);
     // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).

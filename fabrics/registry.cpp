@@ -81,6 +81,10 @@ std::vector<TypeEntry> build() {
          P("overhead_flits", Kind::kInt, "1", "flits",
            "Non-data flits per packet: header with CRC, address/byte-enable (framing: flit).",
            0, 16),
+         P("request_flits", Kind::kInt, "0", "flits",
+           "Flits of a header-only packet: a read request, e.g. the NVLS reads a switch "
+           "sends (framing: flit); 0 = overhead_flits.",
+           0, 16),
          P("header_bytes", Kind::kBytes, "0B", "bytes",
            "Per-packet header and trailer incl. FCS (framing: frame).", 0),
          P("min_frame_bytes", Kind::kBytes, "0B", "bytes",
@@ -184,7 +188,22 @@ std::vector<TypeEntry> build() {
          E("ualink_class", {"none", "25.6T", "51.2T", "102.4T"}, "none",
            "UALink switch class: its published port-to-port latency limit (<=150ns, "
            "<200ns, <250ns) is checked against codeword + pipeline_latency + crossbar time "
-           "on every attached link (docs/models.md \"UALink 1.0\").")}}});
+           "on every attached link (docs/models.md \"UALink 1.0\")."),
+         P("nvls", Kind::kBool, "false", "",
+           "In-switch reduction and multicast (NVLink SHARP, NVSwitch3 and later): the "
+           "switch reads a range from every endpoint linked to it, reduces it and returns "
+           "the sum, and replicates multicast stores (models/switch/switch.h). Needed by "
+           "the nvls algorithms."),
+         P("nvls_reduce_bandwidth", Kind::kString, "none", "GB/s (input bytes, per chip)",
+           "Reduction engine throughput: input bytes it consumes per second, shared by the "
+           "chip's ports (a bandwidth such as 2000GB/s). Required when nvls is true."),
+         P("nvls_multicast_bandwidth", Kind::kString, "none", "GB/s (input bytes, per chip)",
+           "Multicast engine throughput: stored bytes it replicates per second (a "
+           "bandwidth); none = not a bottleneck (replicas still serialise on every output "
+           "link)."),
+         P("nvls_datatypes", Kind::kString, "float,half,bfloat16", "",
+           "Comma-separated element types the reduction engine supports; an nvls "
+           "reduction of another type is a config error.")}}});
   r.push_back(
       {Category::kTopology,
        {"switched_node",
@@ -298,10 +317,12 @@ std::vector<TypeEntry> build() {
         0)};
   {
     std::vector<ParamSpec> ps{
-        E("algorithm", {"ring", "tree", "halving_doubling", "direct", "hierarchical", "auto"},
+        E("algorithm", {"ring", "tree", "halving_doubling", "direct", "hierarchical", "nvls",
+                        "auto"},
           "ring",
           "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
-          "the topology-derived cost model (docs/collectives.md).")};
+          "the topology-derived cost model (docs/collectives.md; never nvls). nvls needs "
+          "switches with nvls: true linked to every rank.")};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,
                  {"allreduce_sweep",
@@ -316,10 +337,11 @@ std::vector<TypeEntry> build() {
           "", "Collective operation (nccl-tests names; reductions are sums)."),
         P("algorithm", Kind::kString, "default", "",
           "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
-          "chooses per size with the topology-derived cost model (docs/collectives.md). "
-          "all_reduce: ring, tree, halving_doubling, direct, hierarchical; reduce_scatter, "
-          "all_gather, broadcast, reduce: ring; alltoall: pairwise, direct; sendrecv: "
-          "direct."),
+          "chooses per size with the topology-derived cost model (docs/collectives.md; "
+          "never nvls). all_reduce: ring, tree, halving_doubling, direct, hierarchical, "
+          "nvls; reduce_scatter, all_gather: ring, nvls; broadcast, reduce: ring; "
+          "alltoall: pairwise, direct; sendrecv: direct. nvls needs switches with nvls: "
+          "true linked to every rank."),
         P("root", Kind::kInt, "0", "rank", "Root rank of broadcast and reduce.", 0, 65535)};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,

@@ -170,6 +170,7 @@ class Loader {
         l.framing.kind = Framing::Kind::kFlit;
         l.framing.flit_bytes = uint32_t(p.bytes("flit_bytes"));
         l.framing.overhead_flits = uint32_t(p.integer("overhead_flits"));
+        l.framing.request_flits = uint32_t(p.integer("request_flits"));
       } else if (p.str("framing") == "frame") {
         l.framing.kind = Framing::Kind::kFrame;
         l.framing.header_bytes = uint32_t(p.bytes("header_bytes"));
@@ -303,6 +304,38 @@ class Loader {
         d.sw.egress_buffer_bytes = p.bytes("egress_buffer");
         d.sw.route_select = p.str("route_select");
         d.ualink_class = p.str("ualink_class");
+        d.sw.nvls = p.boolean("nvls");
+        // "none" or a bandwidth (the units parser rejects zero bandwidths).
+        auto optional_Bps = [&](const std::string& key) -> uint64_t {
+          const std::string v = p.str(key);
+          if (v == "none") return 0;
+          try {
+            return parse_bandwidth_bps(v) / 8;
+          } catch (const UnitError& ex) {
+            p.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
+          }
+          return 0;
+        };
+        d.sw.nvls_reduce_Bps = optional_Bps("nvls_reduce_bandwidth");
+        d.sw.nvls_multicast_Bps = optional_Bps("nvls_multicast_bandwidth");
+        if (d.sw.nvls && d.sw.nvls_reduce_Bps == 0)
+          p.fail("nvls", "nvls is true but nvls_reduce_bandwidth is not set",
+                 "set the reduction engine's throughput, e.g. nvls_reduce_bandwidth: 2000GB/s");
+        std::string list = p.str("nvls_datatypes");
+        for (size_t pos = 0; pos <= list.size();) {
+          size_t comma = list.find(',', pos);
+          if (comma == std::string::npos) comma = list.size();
+          std::string t = list.substr(pos, comma - pos);
+          t.erase(0, t.find_first_not_of(' '));
+          t.erase(t.find_last_not_of(' ') + 1);
+          static const std::vector<std::string> known{"float", "half", "bfloat16",
+                                                      "double", "int32", "int8"};
+          if (std::find(known.begin(), known.end(), t) == known.end())
+            p.fail("nvls_datatypes", "'" + t + "' is not a datatype",
+                   "a comma-separated list; " + did_you_mean(t, known));
+          d.nvls_datatypes.push_back(t);
+          pos = comma + 1;
+        }
       } else {
         d.nic_ports = int(p.integer("nic_ports"));
         d.nic_protocol = p.str("nic_protocol");
@@ -696,6 +729,8 @@ class Loader {
     ws.max_bytes = p.bytes("max_bytes");
     ws.step_factor = uint64_t(p.integer("step_factor"));
     ws.datatype = p.str("datatype");
+    algorithm_node_ = p.node("algorithm");
+    datatype_node_ = p.node("datatype");
     ws.elem_bytes = datatype_bytes(ws.datatype);
     ws.channels = int(p.integer("channels"));
     ws.chunk_bytes = p.bytes("chunk_bytes");
@@ -910,6 +945,7 @@ class Loader {
            "root " + std::to_string(s_.workload.root) + " is not a rank (there are " +
                std::to_string(n) + ")",
            "use a rank from 0 to " + std::to_string(n - 1));
+    if (s_.workload.algorithm == "nvls") nvls_checks();
     // Every pair of ranks the workload's schedule talks over must be connected: build the
     // schedule for a small size and check each sender reaches each receiver.
     const topo::Routes routes = topo::compute_routes(s_.graph);
@@ -924,8 +960,10 @@ class Loader {
     // choose any algorithm of the collective: every one must be routable.
     const bool training = is_training_workload(s_.workload.type);
     std::vector<std::string> algos{s_.workload.algorithm};
-    if (s_.workload.algorithm == "auto" && !training)
+    if (s_.workload.algorithm == "auto" && !training) {
       algos = coll::algorithms_for(s_.workload.collective);
+      algos.erase(std::remove(algos.begin(), algos.end(), "nvls"), algos.end());  // never auto
+    }
     if (training) algos = {"direct"};
     for (const std::string& algo : algos) {
     const coll::Schedule probe =
@@ -954,10 +992,71 @@ class Loader {
     }
   }
 
+  // The nvls algorithms need every rank's links to end on NVLS switches, and every such
+  // switch to be linked to exactly the ranks (its multicast group), reducing the
+  // workload's datatype.
+  void nvls_checks() {
+    const std::string why = "the nvls " + s_.workload.collective + " reduces in the switches";
+    std::set<int> rank_devices;
+    for (int id : s_.ranks) rank_devices.insert(s_.graph.endpoints[id]);
+    std::map<int, std::set<int>> members;  // nvls switch -> endpoints linked to it
+    for (const topo::Link& l : s_.graph.links) {
+      for (int side = 0; side < 2; ++side) {
+        const int a = side ? l.b.device : l.a.device, b = side ? l.a.device : l.b.device;
+        const topo::Device& da = s_.graph.devices[a];
+        const topo::Device& db = s_.graph.devices[b];
+        if (!da.is_switch) continue;
+        const DeviceType& t = s_.device_types.at(da.type);
+        if (!t.sw.nvls) {
+          if (rank_devices.count(b))
+            fail(file_, algorithm_node_, "workload.algorithm",
+                 db.name + " (a rank) is linked to " + da.name + ", whose type '" + da.type +
+                     "' has nvls: false; " + why,
+                 "set nvls: true (and nvls_reduce_bandwidth) on device type '" + da.type +
+                     "', or use another algorithm");
+          continue;
+        }
+        if (db.is_switch)
+          fail(file_, algorithm_node_, "workload.algorithm",
+               da.name + " has nvls: true and is linked to another switch (" + db.name +
+                   "); " + why + " of one tier (every rank linked to every NVLS switch)",
+               "use a single tier of NVLS switches, or another algorithm");
+        if (!rank_devices.count(b))
+          fail(file_, algorithm_node_, "workload.algorithm",
+               da.name + " (nvls) is linked to " + db.name +
+                   ", which is not a rank: its multicast group must be exactly the ranks",
+               "list it in topology.ranks, or unlink it");
+        members[a].insert(b);
+        const auto& dts = t.nvls_datatypes;
+        if (std::find(dts.begin(), dts.end(), s_.workload.datatype) == dts.end())
+          fail(file_, datatype_node_, "workload.datatype",
+               "the reduction engine of '" + da.type + "' (" + da.name + ") does not reduce " +
+                   s_.workload.datatype + " (nvls_datatypes: " + list(dts) + ")",
+               "use one of " + list(dts) + ", or another algorithm");
+      }
+    }
+    for (const auto& [sw, eps] : members)
+      if (eps.size() != rank_devices.size())
+        fail(file_, algorithm_node_, "workload.algorithm",
+             s_.graph.devices[sw].name + " (nvls) is linked to " + std::to_string(eps.size()) +
+                 " of the " + std::to_string(rank_devices.size()) + " ranks; " + why +
+                 ", so every NVLS switch must reach every rank",
+             "link every rank to every NVLS switch, or use another algorithm");
+    for (int d : rank_devices) {
+      bool any = false;
+      for (const auto& [sw, eps] : members) any = any || eps.count(d);
+      if (!any)
+        fail(file_, algorithm_node_, "workload.algorithm",
+             s_.graph.devices[d].name + " (a rank) is not linked to any NVLS switch; " + why,
+             "link it to the NVLS switches, or use another algorithm");
+    }
+  }
+
   std::string file_;
   YAML::Node root_;
   YAML::Node topo_node_;
   YAML::Node workload_node_;  // where workload.root was given (for the rank check)
+  YAML::Node algorithm_node_, datatype_node_;
   SystemSpec s_;
   Params sim_params_;
   std::map<std::string, Params> link_params_, device_params_;

@@ -32,6 +32,7 @@ struct DeviceType {
   EndpointParams endpoint;
   SwitchParams sw;
   std::string ualink_class = "none";  // switches: "none", "25.6T", "51.2T", "102.4T"
+  std::vector<std::string> nvls_datatypes;  // switches with nvls: element types reduced
 };
 
 // Unloaded port-to-port latency of a switch on a stream-framed (UALink) link, from the

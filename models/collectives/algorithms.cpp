@@ -694,6 +694,127 @@ Schedule sendrecv(const CollParams& p) {
 }
 
 // ---------------------------------------------------------------------------------------
+// NVLS (in-switch reduction and multicast).
+
+namespace {
+
+constexpr uint64_t kNvlsSlots = 2;  // tag step field: 0 = reduce, 1 = store
+
+// Per-rank pieces of a block-per-rank layout: pieces[c] = the pieces of channel c of
+// `block` (channel-major: channel c's range is split into n blocks, or block-major: the
+// block is split into channels).
+struct NvlsLayout {
+  std::vector<std::vector<std::vector<Range>>> pieces;  // [rank][channel] -> pieces
+};
+
+NvlsLayout nvls_layout(const CollParams& p, uint64_t chunk, bool block_major) {
+  NvlsLayout l;
+  l.pieces.assign(static_cast<std::size_t>(p.ranks),
+                  std::vector<std::vector<Range>>(static_cast<std::size_t>(p.channels)));
+  auto cut = [&](Range r, int rank, int c) {
+    auto& v = l.pieces[static_cast<std::size_t>(rank)][static_cast<std::size_t>(c)];
+    for (uint64_t j = 0; j < num_pieces(r, chunk); ++j) v.push_back(piece_of(r, j, chunk));
+  };
+  if (block_major) {
+    const std::vector<Range> blocks = split_range(Range{0, p.count}, p.ranks);
+    for (int q = 0; q < p.ranks; ++q) {
+      const std::vector<Range> ch = split_range(blocks[static_cast<std::size_t>(q)], p.channels);
+      for (int c = 0; c < p.channels; ++c) cut(ch[static_cast<std::size_t>(c)], q, c);
+    }
+  } else {
+    const std::vector<Range> ch = split_range(Range{0, p.count}, p.channels);
+    for (int c = 0; c < p.channels; ++c) {
+      const std::vector<Range> blocks = split_range(ch[static_cast<std::size_t>(c)], p.ranks);
+      for (int q = 0; q < p.ranks; ++q) cut(blocks[static_cast<std::size_t>(q)], q, c);
+    }
+  }
+  return l;
+}
+
+// reduce: rank r reduces its own pieces (each kNvlsReduce depends on the one
+// kNvlsWindow pieces earlier in its channel: a bounded number of reductions in flight per
+// channel, as NCCL's per-channel slots); store: it multicasts them (after the reduction
+// of the piece when `reduce` is also set); every rank receives every rank's stores.
+Schedule nvls_schedule(const char* who, const CollParams& p, bool block_major, bool reduce,
+                       bool store) {
+  const uint64_t chunk = check_params(who, p, false);
+  Schedule sched;
+  sched.algorithm = "nvls";
+  sched.ranks = p.ranks;
+  sched.count = p.count;
+  sched.programs.resize(static_cast<std::size_t>(p.ranks));
+  if (p.ranks == 1 || p.count == 0) return sched;
+  const NvlsLayout l = nvls_layout(p, chunk, block_major);
+  const Tags tag(who, p.channels, kNvlsSlots, chunk, p.count);
+  for (int r = 0; r < p.ranks; ++r) {
+    std::vector<Op>& ops = sched.programs[static_cast<std::size_t>(r)].ops;
+    if (store) {  // recvs first, no deps: posted up front; from r, r+1, .. (staggered)
+      for (int k = 0; k < p.ranks; ++k) {
+        const int q = mod_n(r + k, p.ranks);
+        for (int c = 0; c < p.channels; ++c) {
+          const auto& pcs = l.pieces[static_cast<std::size_t>(q)][static_cast<std::size_t>(c)];
+          for (uint64_t j = 0; j < pcs.size(); ++j) {
+            Op op;
+            op.kind = OpKind::kRecv;
+            op.peer = q;
+            op.tag = tag(c, 1, j);
+            op.offset = pcs[j].offset;
+            op.count = pcs[j].count;
+            op.mode = RecvMode::kCopy;
+            ops.push_back(op);
+          }
+        }
+      }
+    }
+    const auto& mine = l.pieces[static_cast<std::size_t>(r)];
+    std::vector<std::vector<uint32_t>> reduce_op(mine.size());
+    uint64_t most = 0;
+    for (const auto& v : mine) most = std::max<uint64_t>(most, v.size());
+    for (uint64_t j = 0; j < most; ++j) {  // piece-major over channels
+      for (int c = 0; c < p.channels; ++c) {
+        const auto& pcs = mine[static_cast<std::size_t>(c)];
+        if (j >= pcs.size()) continue;
+        int64_t reduced = -1;  // this piece's kNvlsReduce, if any
+        if (reduce) {
+          Op op;
+          op.kind = OpKind::kNvlsReduce;
+          op.tag = tag(c, 0, j);
+          op.offset = pcs[j].offset;
+          op.count = pcs[j].count;
+          if (j >= kNvlsWindow)
+            op.deps.push_back(reduce_op[static_cast<std::size_t>(c)][j - kNvlsWindow]);
+          reduce_op[static_cast<std::size_t>(c)].push_back(static_cast<uint32_t>(ops.size()));
+          reduced = static_cast<int64_t>(ops.size());
+          ops.push_back(op);
+        }
+        if (store) {
+          Op op;
+          op.kind = OpKind::kNvlsStore;
+          op.tag = tag(c, 1, j);
+          op.offset = pcs[j].offset;
+          op.count = pcs[j].count;
+          if (reduced >= 0) op.deps.push_back(static_cast<uint32_t>(reduced));
+          ops.push_back(op);
+        }
+      }
+    }
+  }
+  return sched;
+}
+
+}  // namespace
+
+Schedule allreduce_nvls(const CollParams& p) {
+  return nvls_schedule("allreduce_nvls", p, /*block_major=*/false, true, true);
+}
+Schedule reduce_scatter_nvls(const CollParams& p) {
+  return nvls_schedule("reduce_scatter_nvls", p, /*block_major=*/true, true, false);
+}
+Schedule all_gather_nvls(const CollParams& p) {
+  return nvls_schedule("all_gather_nvls", p, /*block_major=*/true, false, true);
+}
+
+// ---------------------------------------------------------------------------------------
 // Table, costs, dispatcher.
 
 const std::vector<AlgoInfo>& algorithm_table() {
@@ -711,9 +832,15 @@ const std::vector<AlgoInfo>& algorithm_table() {
        "2 alpha + 2(n-1)/n S beta"},
       {C::kAllReduce, A::kHierarchical, "all_reduce", "hierarchical", true, false,
        "L = domain size, N = n/L: (2(L-1) + 2(N-1)) alpha + (2(L-1)/L + 2(N-1)/(N L)) S beta"},
+      {C::kAllReduce, A::kNvls, "all_reduce", "nvls", true, false,
+       "2 alpha + (n+1)/n S beta (in-switch reduction; NVLS switches only)"},
       {C::kReduceScatter, A::kRing, "reduce_scatter", "ring", true, false,
        "(n-1) alpha + (n-1)/n S beta"},
+      {C::kReduceScatter, A::kNvls, "reduce_scatter", "nvls", true, false,
+       "alpha + S beta (NVLS switches only)"},
       {C::kAllGather, A::kRing, "all_gather", "ring", true, false, "(n-1) alpha + (n-1)/n S beta"},
+      {C::kAllGather, A::kNvls, "all_gather", "nvls", true, false,
+       "alpha + S beta (NVLS switches only)"},
       {C::kBroadcast, A::kRing, "broadcast", "ring", true, true, "(n-1) alpha + S beta"},
       {C::kReduce, A::kRing, "reduce", "ring", true, true, "(n-1) alpha + S beta"},
       {C::kAllToAll, A::kPairwise, "alltoall", "pairwise", false, false,
@@ -830,6 +957,8 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
           return (2.0 * (L - 1.0) + 2.0 * (N - 1.0)) * al +
                  (2.0 * (L - 1.0) / L + 2.0 * (N - 1.0) / (N * L)) * S * be;
         }
+        case Algorithm::kNvls:
+          return 2.0 * al + (dn + 1.0) / dn * S * be;
         default:
           break;
       }
@@ -837,6 +966,7 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
     case Collective::kReduceScatter:
     case Collective::kAllGather:
       if (a.algorithm == Algorithm::kRing) return (dn - 1.0) * al + spread * S * be;
+      if (a.algorithm == Algorithm::kNvls) return al + S * be;
       break;
     case Collective::kBroadcast:
     case Collective::kReduce:
@@ -874,14 +1004,16 @@ Schedule make_schedule(const std::string& collective, const std::string& algorit
           return allreduce_direct(p);
         case Algorithm::kHierarchical:
           return allreduce_hierarchical(p, domain_size);
+        case Algorithm::kNvls:
+          return allreduce_nvls(p);
         default:
           break;
       }
       break;
     case Collective::kReduceScatter:
-      return reduce_scatter_ring(p);
+      return a.algorithm == Algorithm::kNvls ? reduce_scatter_nvls(p) : reduce_scatter_ring(p);
     case Collective::kAllGather:
-      return all_gather_ring(p);
+      return a.algorithm == Algorithm::kNvls ? all_gather_nvls(p) : all_gather_ring(p);
     case Collective::kBroadcast:
       return broadcast_ring(p);
     case Collective::kReduce:

@@ -198,6 +198,25 @@ Schedule reduce_ring(const CollParams& p);
 Schedule alltoall_pairwise(const CollParams& p);
 Schedule alltoall_direct(const CollParams& p);
 Schedule sendrecv(const CollParams& p);
+// In-switch (NVLS) algorithms: need switches with in-switch reduction and multicast that
+// every rank is linked to (the engine and the config checks enforce it).
+//   all_reduce nvls   channel-major like ring.h: channel c's range is cut into n blocks,
+//     rank r owns block r. Per piece of its block: kNvlsReduce (the switches read the
+//     piece from every rank, reduce it and return the sum), then kNvlsStore (multicast of
+//     the sum to every rank, this one included); every rank posts a kRecv (copy) for
+//     every piece of every block. Tags: slot 0 = reduce, slot 1 = store. A reduce waits
+//     for the one kNvlsWindow pieces earlier in its channel (bounded reductions in
+//     flight). Per rank and direction on the wire: S (reads answered) + S/n (results) in
+//     the reduce half, S/n (stores) + S (replicas) in the other: (n+1)/n S, against
+//     2(n-1)/n S for the ring.
+//   reduce_scatter nvls  block-major (block r, then channels inside it): rank r reduces
+//     its block with kNvlsReduce; its answers to the switches' reads are S per rank.
+//   all_gather nvls      block-major: rank r multicasts its block; every rank receives
+//     every block.
+constexpr uint64_t kNvlsWindow = 2;  // reductions in flight per channel and rank
+Schedule allreduce_nvls(const CollParams& p);
+Schedule reduce_scatter_nvls(const CollParams& p);
+Schedule all_gather_nvls(const CollParams& p);
 
 // Per-channel ring orders for a ring all-reduce on `ranks` = N domains x L ranks
 // (L = domain_size) whose inter-domain links join equal local indices only (rails: local
@@ -241,7 +260,8 @@ enum class Algorithm : uint8_t {
   kHalvingDoubling,
   kDirect,
   kPairwise,
-  kHierarchical
+  kHierarchical,
+  kNvls
 };
 
 struct AlgoInfo {
@@ -297,6 +317,9 @@ double busbw_factor(const AlgoInfo& a, int n);
 //                                ring all-reduce of S/L across them, phases not
 //                                overlapped; one alpha and beta for both levels: for a
 //                                two-level cost use schedule_cost in cost.h)
+//   all_reduce nvls              2 alpha + (n+1)/n S beta  (reduce round trip, then
+//                                multicast; see allreduce_nvls)
+//   reduce_scatter, all_gather nvls   alpha + S beta
 //   reduce_scatter, all_gather ring   (n-1) alpha + (n-1)/n S beta
 //   broadcast, reduce ring       (n-1) alpha + S beta
 //   alltoall pairwise            (n-1) alpha + (n-1)/n S beta

@@ -19,7 +19,8 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
     rank_of_endpoint_[ranks_[r]->id()] = rank;
     ranks_[r]->on_delivery([this, rank](const Endpoint::Delivery& d) { on_delivery(rank, d); });
     ranks_[r]->on_sent([this](uint64_t msg_id, PacketKind kind) {
-      if (kind != PacketKind::kData) return;  // protocol acks and flags complete no op
+      // Protocol acks and flags, and NVLS requests, complete no op when sent.
+      if (kind != PacketKind::kData && kind != PacketKind::kNvlsMcast) return;
       auto it = send_of_msg_.find(msg_id);
       FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
       auto [rk, op] = it->second;
@@ -114,6 +115,28 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
       }
       break;
     }
+    case coll::OpKind::kNvlsReduce: {
+      // Completes when the switches' reduced data is back: a delivery of kind
+      // kNvlsResult from this rank's own endpoint, matched like a receive from itself.
+      const MatchKey k{uint32_t(rank), uint32_t(rank), op.tag};
+      FABRICSIM_ASSERT(!st.arrived.count(k) && !st.waiting_recv.count(k),
+                       "engine: two NVLS reductions share a tag");
+      st.waiting_recv[k] = op_index;
+      ranks_[rank]->send_group(PacketKind::kNvlsReq, op.count * elem_bytes_, op.tag);
+      break;
+    }
+    case coll::OpKind::kNvlsStore: {
+      if (functional()) {
+        const auto& buf = data_[rank];
+        for (size_t q = 0; q < ranks_.size(); ++q)
+          in_flight_data_[MatchKey{uint32_t(rank), uint32_t(q), op.tag}] =
+              std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + op.count);
+      }
+      const uint64_t id =
+          ranks_[rank]->send_group(PacketKind::kNvlsMcast, op.count * elem_bytes_, op.tag);
+      send_of_msg_[id] = {rank, op_index};
+      break;
+    }
     case coll::OpKind::kCompute: {
       const uint64_t now = sc_core::sc_time_stamp().value();
       st.compute_busy_ps = std::max(now, st.compute_busy_ps) + op.duration_ps;
@@ -149,6 +172,12 @@ void CollectiveEngine::wake(uint32_t) {
 void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
   const int src = rank_of_endpoint_.at(d.src);
   FABRICSIM_ASSERT(src >= 0, "engine: delivery from an endpoint outside the collective");
+  // NVLS results and replicas are the switch's answer: they complete at once (the
+  // fence/flag handshake is for point-to-point writes).
+  if (d.kind == PacketKind::kNvlsResult || d.kind == PacketKind::kNvlsData) {
+    data_complete(rank, uint32_t(src), d.tag);
+    return;
+  }
   if (!sync_.fence_flag) {
     FABRICSIM_ASSERT(d.kind == PacketKind::kData, "engine: unexpected protocol message");
     data_complete(rank, uint32_t(src), d.tag);
@@ -184,7 +213,7 @@ void CollectiveEngine::data_complete(int rank, uint32_t src, uint64_t tag) {
 
 void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[rank].ops[op_index];
-  if (op.mode == coll::RecvMode::kReduceSum) {
+  if (op.kind == coll::OpKind::kRecv && op.mode == coll::RecvMode::kReduceSum) {
     const uint64_t done = ranks_[rank]->reduce(op.count * elem_bytes_);
     st_[rank].reduce_timer->at(done, op_index);
   } else {
@@ -194,6 +223,14 @@ void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
 
 void CollectiveEngine::op_done(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[rank].ops[op_index];
+  if (op.kind == coll::OpKind::kNvlsReduce && functional()) {
+    // The switches summed every rank's copy of the range (read when the reads arrived;
+    // no rank writes that range before this reduction completes).
+    std::vector<double> sum(op.count, 0.0);
+    for (const auto& buf : data_)
+      for (size_t i = 0; i < op.count; ++i) sum[i] += buf[op.offset + i];
+    std::copy(sum.begin(), sum.end(), data_[rank].begin() + op.offset);
+  }
   if (op.kind == coll::OpKind::kRecv && functional()) {
     auto it = in_flight_data_.find(MatchKey{uint32_t(op.peer), uint32_t(rank), op.tag});
     FABRICSIM_ASSERT(it != in_flight_data_.end(), "engine: functional data missing");

@@ -89,9 +89,12 @@ FunctionalResult run_functional(const Schedule& s,
         ++dep_begin[base[r] + d + 1];
       }
       if (op.kind == OpKind::kCompute || op.kind == OpKind::kDelay) continue;
-      if (op.kind != OpKind::kSend && op.kind != OpKind::kRecv)
+      const bool nvls = op.kind == OpKind::kNvlsReduce || op.kind == OpKind::kNvlsStore;
+      if (op.kind != OpKind::kSend && op.kind != OpKind::kRecv && !nvls)
         fail(s, describe_op(rank, i, op) + ": unknown op kind");
-      if (op.peer < 0 || op.peer >= s.ranks || op.peer == rank)
+      // A recv from itself is legal: it receives the rank's own multicast store.
+      if (!nvls && (op.peer < 0 || op.peer >= s.ranks ||
+                    (op.peer == rank && op.kind == OpKind::kSend)))
         fail(s, describe_op(rank, i, op) + ": invalid peer");
       if (op.count > s.count || op.offset > s.count - op.count)
         fail(s, describe_op(rank, i, op) + ": range exceeds the buffer of " +
@@ -159,6 +162,37 @@ FunctionalResult run_functional(const Schedule& s,
       case OpKind::kDelay:
         complete(g);
         break;
+      case OpKind::kNvlsReduce: {
+        // The switch reads every rank's copy of the range as it is now and sums it.
+        std::vector<double> sum(op.count, 0.0);
+        for (std::size_t q = 0; q < nranks; ++q)
+          for (std::size_t k = 0; k < op.count; ++k)
+            sum[k] += res.buffers[q][op.offset + k];
+        std::copy(sum.begin(), sum.end(), range_begin());
+        res.elements_moved += op.count * nranks;
+        complete(g);
+        break;
+      }
+      case OpKind::kNvlsStore: {
+        const auto first = range_begin();
+        for (int q = 0; q < s.ranks; ++q) {
+          const MsgKey key{rank, q, op.tag};
+          if (!sent.insert(key).second)
+            fail(s, describe_g(g) + ": a message with this (sender, receiver, tag) was " +
+                        "already sent");
+          mailbox.emplace(key, std::vector<double>(
+                                   first, first + static_cast<std::ptrdiff_t>(op.count)));
+          const auto waiting = parked.find(key);
+          if (waiting != parked.end()) {
+            ready.push_back(waiting->second);
+            parked.erase(waiting);
+          }
+        }
+        ++res.messages;
+        res.elements_moved += op.count;
+        complete(g);
+        break;
+      }
       case OpKind::kSend: {
         const MsgKey key{rank, op.peer, op.tag};
         if (!sent.insert(key).second)

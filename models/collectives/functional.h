@@ -9,7 +9,11 @@
 //   * kRecv completes once its deps are met and the matching message exists; it copies
 //     the message into [offset, offset+count) (kCopy) or adds it element-wise
 //     (kReduceSum), then consumes the message;
-//   * kCompute and kDelay complete immediately (they have no data effect).
+//   * kCompute and kDelay complete immediately (they have no data effect);
+//   * kNvlsReduce sets [offset, offset+count) of its rank to the sum over all ranks of
+//     that range as it is when it executes, and completes;
+//   * kNvlsStore sends [offset, offset+count) as one message to every rank, itself
+//     included (keys (sender, r, tag)), and completes.
 // The executor does not call validate(): it checks only what it needs for memory safety
 // and matching (peers, ranges, dep indices, counts, duplicate in-flight tags), so that
 // schedules that are structurally valid but wrong are caught by their behaviour.

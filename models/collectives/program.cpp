@@ -23,6 +23,10 @@ const char* kind_name(OpKind k) {
       return "compute";
     case OpKind::kDelay:
       return "delay";
+    case OpKind::kNvlsReduce:
+      return "nvls_reduce";
+    case OpKind::kNvlsStore:
+      return "nvls_store";
   }
   return "invalid-kind";
 }
@@ -37,7 +41,10 @@ std::string prefix(const Schedule& s) {
 std::string describe_op(int rank, std::size_t index, const Op& op) {
   std::ostringstream os;
   os << "rank " << rank << " op " << index << " (" << kind_name(op.kind);
-  if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
+  if (op.kind == OpKind::kNvlsReduce || op.kind == OpKind::kNvlsStore) {
+    os << " tag=0x" << std::hex << op.tag << std::dec << " offset=" << op.offset
+       << " count=" << op.count;
+  } else if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv) {
     os << " peer=" << op.peer << " tag=0x" << std::hex << op.tag << std::dec
        << " offset=" << op.offset << " count=" << op.count;
     if (op.kind == OpKind::kRecv)
@@ -61,6 +68,7 @@ struct MsgEnd {
   int receiver = 0;
   uint64_t tag = 0;
   bool is_send = false;
+  bool multicast = false;  // the send is a kNvlsStore (one end per receiver)
   int rank = 0;           // rank whose program holds the op
   std::size_t index = 0;  // op index in that program
 };
@@ -84,9 +92,33 @@ void validate(const Schedule& s) {
                       " does not point to an earlier op of rank " + std::to_string(r) +
                       " (deps must be < " + std::to_string(i) + ")");
       }
+      auto check_range = [&]() {
+        // Overflow-safe form of offset + count <= s.count.
+        if (op.count > s.count || op.offset > s.count - op.count)
+          fail(s, describe_op(r, i, op) + ": element range [" + std::to_string(op.offset) +
+                      ", " + std::to_string(op.offset) + "+" + std::to_string(op.count) +
+                      ") exceeds the buffer of " + std::to_string(s.count) + " elements");
+      };
       switch (op.kind) {
         case OpKind::kCompute:
         case OpKind::kDelay:
+          continue;
+        case OpKind::kNvlsReduce:
+          check_range();
+          continue;
+        case OpKind::kNvlsStore:
+          check_range();
+          for (int q = 0; q < s.ranks; ++q) {
+            MsgEnd e;
+            e.is_send = true;
+            e.multicast = true;
+            e.sender = r;
+            e.receiver = q;
+            e.tag = op.tag;
+            e.rank = r;
+            e.index = i;
+            ends.push_back(e);
+          }
           continue;
         case OpKind::kSend:
         case OpKind::kRecv:
@@ -98,7 +130,9 @@ void validate(const Schedule& s) {
       if (op.peer < 0 || op.peer >= s.ranks)
         fail(s, describe_op(r, i, op) + ": peer " + std::to_string(op.peer) +
                     " out of range [0, " + std::to_string(s.ranks) + ")");
-      if (op.peer == r) fail(s, describe_op(r, i, op) + ": peer is the rank itself");
+      // A rank receives from itself only its own multicast store (checked when pairing).
+      if (op.peer == r && op.kind == OpKind::kSend)
+        fail(s, describe_op(r, i, op) + ": peer is the rank itself");
       // Overflow-safe form of offset + count <= s.count.
       if (op.count > s.count || op.offset > s.count - op.count)
         fail(s, describe_op(r, i, op) + ": element range [" + std::to_string(op.offset) + ", " +
@@ -165,6 +199,9 @@ void validate(const Schedule& s) {
                   " and " +
                   describe_op(ends[g + 2].rank, ends[g + 2].index, op_of(ends[g + 2])) +
                   " (need exactly one)");
+    if (first.sender == first.receiver && !first.multicast)
+      fail(s, describe_op(ends[g + 1].rank, ends[g + 1].index, op_of(ends[g + 1])) +
+                  ": peer is the rank itself (only a multicast store reaches its sender)");
     const Op& snd = op_of(first);
     const Op& rcv = op_of(ends[g + 1]);
     if (snd.count != rcv.count)

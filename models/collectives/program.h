@@ -17,6 +17,13 @@ enum class OpKind : uint8_t {
              // one rank run one at a time, in the order they become ready
   kDelay,    // complete `duration_ps` after it starts, occupying nothing (0: a join point
              // that completes with its deps; e.g. a per-collective launch cost on a stream)
+  // In-switch collectives (NVLS; every rank of the schedule is in the switch's group):
+  kNvlsReduce,  // [offset, offset+count) of this rank := the sum over all ranks of that
+                // range, reduced by the switches (multimem.ld_reduce); completes when the
+                // result has arrived
+  kNvlsStore,   // multicast [offset, offset+count) to every rank, this one included
+                // (multimem.st); each rank (also the sender) receives it with a kRecv
+                // whose peer is the sender and tag is `tag`; completes when sent
 };
 
 enum class RecvMode : uint8_t { kCopy, kReduceSum };

@@ -36,6 +36,7 @@ uint64_t Framing::packet_wire_bytes(uint32_t payload, PacketKind k) const {
     return (tl_bytes(payload, k) * fec_codeword_bytes + dlp - 1) / dlp;
   }
   if (kind == Kind::kFlit) {
+    if (payload == 0 && request_flits) return uint64_t(request_flits) * flit_bytes;
     uint64_t data_flits = (uint64_t(payload) + flit_bytes - 1) / flit_bytes;
     return (overhead_flits + data_flits) * flit_bytes;
   }

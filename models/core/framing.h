@@ -19,6 +19,8 @@ struct Framing {
   Kind kind = Kind::kFlit;
   uint32_t flit_bytes = 16;     // kFlit: bytes per flit
   uint32_t overhead_flits = 1;  // kFlit: non-data flits per packet (header incl. CRC, ...)
+  uint32_t request_flits = 0;   // kFlit: flits of a header-only packet (a read request,
+                                // no payload); 0 = overhead_flits
   uint32_t header_bytes = 0;    // kFrame: per-packet header + trailer bytes (incl. FCS)
   uint32_t min_frame_bytes = 0; // kFrame: frames shorter than this are padded
   uint32_t gap_bytes = 0;       // kFrame: preamble + SFD + inter-frame gap

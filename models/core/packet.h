@@ -15,7 +15,33 @@ namespace fabricsim {
 // collective protocol writes after a fence; kCnp: congestion notification (RoCE);
 // kReadReq: a read request (no payload; asks for `read_bytes`); kReadResp: the data a
 // read returns (Endpoint::read).
-enum class PacketKind : uint8_t { kData, kAck, kNack, kFlag, kCnp, kReadReq, kReadResp };
+// In-switch reduction and multicast (NVLS, see models/switch/switch.h):
+//   kNvlsReq    endpoint -> switch: "reduce req_bytes at (msg_id, offset) over the group"
+//               (header only: no payload on the wire)
+//   kNvlsRead   switch -> every member: read req_bytes of your copy (header only)
+//   kNvlsResp   member -> switch: the read data, consumed by the reduction engine
+//   kNvlsResult switch -> requester: the reduced data
+//   kNvlsMcast  endpoint -> switch: a multicast store, replicated by the switch
+//   kNvlsData   switch -> every member: one replica of a multicast store
+enum class PacketKind : uint8_t {
+  kData,
+  kAck,
+  kNack,
+  kFlag,
+  kCnp,
+  kReadReq,
+  kReadResp,
+  kNvlsReq,
+  kNvlsRead,
+  kNvlsResp,
+  kNvlsResult,
+  kNvlsMcast,
+  kNvlsData
+};
+
+inline bool is_nvls_switch_bound(PacketKind k) {
+  return k == PacketKind::kNvlsReq || k == PacketKind::kNvlsResp || k == PacketKind::kNvlsMcast;
+}
 
 class PacketPool;
 
@@ -39,6 +65,11 @@ class Packet {
   bool trimmed = false;        // payload cut by a congested switch (UEC)
   uint16_t entropy = 0;        // spraying / ECMP selector
   uint32_t read_bytes = 0;     // kReadReq: bytes the requester asks for
+  // NVLS requests and reads carry no payload (payload_bytes = packet_payload = 0, so
+  // they are framed as header-only packets); they name the data they ask for:
+  uint32_t req_bytes = 0;          // payload bytes requested
+  uint32_t req_packet_payload = 0; // payload per packet of the response
+  uint32_t ctx = 0;                // the switch's reduction context (kNvlsRead/kNvlsResp)
 
   // --- per-hop state (rewritten by every port that sends it) ---
   uint32_t link_bytes = 0;     // wire bytes on the link it last crossed (= credits it holds)

@@ -248,7 +248,10 @@ void Port::rx_method() {
 
 void Port::release_rx(Packet* p, uint64_t after_ps) {
   Phase ph = CREDIT_RETURN;
-  sc_time d = sc_time::from_value(after_ps + peer_link_.latency_ps);
+  uint64_t at = now() + after_ps + peer_link_.latency_ps;
+  if (at < last_release_at_) at = last_release_at_;
+  last_release_at_ = at;
+  sc_time d = sc_time::from_value(at - now());
   rx->nb_transport_bw(*p, ph, d);
 }
 

@@ -105,6 +105,8 @@ class Port : public sc_core::sc_module,
     if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
   // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
+  // Credits travel in order: a release that would overtake an earlier one (an owner that
+  // frees buffers out of arrival order, e.g. the NVLS engine) is held back behind it.
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   uint64_t busy_until_ps() const { return busy_until_; }
@@ -187,6 +189,7 @@ class Port : public sc_core::sc_module,
   uint64_t replay_used_ = 0;     // wire bytes in the replay buffer
   uint64_t replay_stall_since_ = UINT64_MAX;
   Fifo<Ack> acks_;
+  uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   LevelStat queue_;
   Counters c_;

@@ -21,6 +21,35 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   staged_msg_.assign(p.ports, nullptr);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
+  resp_q_.resize(p.ports);
+  resp_turn_.assign(p.ports, 0);
+  nvls_reach_ = PortSet(p.ports);
+}
+
+void Endpoint::set_nvls_ports(const std::vector<int>& ports) {
+  nvls_reach_ = PortSet(int(ports_.size()));
+  for (int port : ports) nvls_reach_.set(port);
+  nvls_count_ = uint32_t(ports.size());
+}
+
+uint64_t Endpoint::send_group(PacketKind kind, uint64_t bytes, uint64_t tag) {
+  FABRICSIM_ASSERT(bytes > 0, display_name_ + ": empty message");
+  FABRICSIM_ASSERT(kind == PacketKind::kNvlsReq || kind == PacketKind::kNvlsMcast,
+                   display_name_ + ": send_group takes kNvlsReq or kNvlsMcast");
+  FABRICSIM_ASSERT(nvls_count_ > 0, display_name_ + ": no port into an NVLS switch");
+  Msg m;
+  m.id = (uint64_t(id_) << 40) | next_msg_++;
+  m.dst = kGroupDst;
+  m.vc = 0;
+  m.kind = kind;
+  m.bytes = bytes;
+  m.tag = tag;
+  data_.msgs.push_back(m);
+  ++active_;
+  // Requests carry no payload: only multicast data is DMA backlog.
+  if (kind == PacketKind::kNvlsMcast) backlog_.set(Port::now(), backlog_.level() + bytes);
+  nvls_reach_.for_each([&](int port) { ports_[port]->kick(); });
+  return m.id;
 }
 
 void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
@@ -67,8 +96,14 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
 
 Packet* Endpoint::tx_peek(int port) {
   if (staged_[port]) return staged_[port];
+  // Read responses and the DMA's traffic share the port in turn (one transaction each):
+  // the GPU's link interface serves its memory system's answers and its own stores
+  // alike. (Serving responses first starves the stores that carry NVLS results out.)
+  if (!resp_q_[port].empty() && (resp_turn_[port] ^= 1)) return resp_q_[port].front();
   if (Packet* p = cut(control_, port)) return p;
-  return cut(data_, port);
+  if (Packet* p = cut(data_, port)) return p;
+  if (!resp_q_[port].empty()) return resp_q_[port].front();
+  return nullptr;
 }
 
 // Cuts the next transaction for `port` from the oldest message in `q` that the port can
@@ -80,7 +115,8 @@ Packet* Endpoint::cut(Queue& q, int port) {
       if (k == q.first_uncut) ++q.first_uncut;
       continue;
     }
-    if (!reach_[m.dst].test(port)) continue;
+    const bool group = m.dst == kGroupDst;
+    if (!(group ? nvls_reach_ : reach_[m.dst]).test(port)) continue;
     // Small messages, and every message when aggregation is off, go packet by packet.
     // With aggregation on, a large message is cut into a multiple of k equal transactions
     // (k = ports reaching the destination), each at most txn_payload_ and in whole
@@ -89,7 +125,7 @@ Packet* Endpoint::cut(Queue& q, int port) {
     const uint64_t pkt = packet_payload_[port], txn = txn_payload_[port];
     uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, pkt);
     if (txn > pkt && m.bytes >= params_.aggregate_min_message) {
-      const uint64_t ways = reach_count_[m.dst];
+      const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
@@ -111,6 +147,12 @@ Packet* Endpoint::cut(Queue& q, int port) {
     p->read_bytes = m.read_bytes;
     if (m.bytes == 0) p->npackets = 1;  // a read request: one packet without payload
     m.cut_once = true;
+    if (m.kind == PacketKind::kNvlsReq) {  // header only: names the bytes it asks for
+      p->req_bytes = p->payload_bytes;
+      p->req_packet_payload = p->packet_payload;
+      p->payload_bytes = 0;
+      p->packet_payload = 0;
+    }
     p->entropy = uint16_t(rng_.next());
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
@@ -130,6 +172,13 @@ void Endpoint::retire(Queue& q) {
 }
 
 void Endpoint::tx_pop(int port, Packet* p) {
+  if (!staged_[port]) {  // a read response
+    FABRICSIM_ASSERT(!resp_q_[port].empty() && resp_q_[port].front() == p,
+                     display_name_ + ": popped a packet that was not offered");
+    resp_q_[port].pop();
+    bytes_sent_ += p->payload_bytes;
+    return;
+  }
   staged_[port] = nullptr;
   Msg& m = *staged_msg_[port];
   staged_msg_[port] = nullptr;
@@ -149,6 +198,19 @@ void Endpoint::tx_pop(int port, Packet* p) {
 
 void Endpoint::rx_arrive(int port, Packet* p) {
   ports_[port]->release_rx(p, 0);  // the sink drains at line rate
+  if (p->kind == PacketKind::kNvlsRead) {
+    // Answer with our copy of the requested bytes, on the port the read came in on; the
+    // response names the switch's reduction context.
+    p->kind = PacketKind::kNvlsResp;
+    p->payload_bytes = p->req_bytes;
+    p->packet_payload = p->req_packet_payload;
+    p->head_ps = p->tail_ps = Port::now();
+    ++nvls_reads_served_;
+    nvls_read_bytes_ += p->payload_bytes;
+    resp_q_[port].push(p);
+    ports_[port]->kick();
+    return;
+  }
   const uint64_t now = Port::now();
   const uint64_t lat = now - p->inject_ps;
   latency_sum_ps_ += lat;
@@ -224,6 +286,10 @@ nlohmann::json Endpoint::stats_json(uint64_t now_ps) const {
   j["bytes_received"] = bytes_received_;
   j["messages_delivered"] = msgs_delivered_;
   j["bytes_reduced"] = reduce_bytes_;
+  if (nvls_count_) {
+    j["nvls_reads_served"] = nvls_reads_served_;
+    j["nvls_read_bytes"] = nvls_read_bytes_;
+  }
   j["transaction_latency_avg_ps"] = rx_txns_ ? latency_sum_ps_ / rx_txns_ : 0;
   j["transaction_latency_max_ps"] = latency_max_ps_;
   if (reads_done_ || reads_served_) {

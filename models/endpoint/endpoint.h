@@ -14,6 +14,7 @@
 
 #include <systemc>
 
+#include "models/core/fifo.h"
 #include "models/core/port.h"
 #include "models/core/rng.h"
 #include "models/core/timer.h"
@@ -61,6 +62,17 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   // flag store is not queued behind other channels' bulk stores.
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
                 uint8_t vc = 0);
+  // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
+  // run the NVLS engine; group messages are striped over them. send_group(kNvlsReq, B)
+  // asks the switches to reduce B bytes over the group (header-only requests; the
+  // reduced data arrives as kNvlsResult deliveries from this endpoint itself);
+  // send_group(kNvlsMcast, B) writes B bytes that the switches replicate to every member
+  // (arriving as kNvlsData deliveries from this endpoint). Reads from a switch
+  // (kNvlsRead) are answered on the port they came in on, by the memory system rather
+  // than the DMA queues; the port takes responses and DMA transactions in turn.
+  void set_nvls_ports(const std::vector<int>& ports);
+  bool nvls_capable() const { return nvls_count_ > 0; }
+  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag);
   void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
   // Read `bytes` of `target`'s memory (memory semantics, UALink-style). A read request
@@ -104,7 +116,12 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   uint32_t id_;
   EndpointParams params_;
   std::vector<std::unique_ptr<Port>> ports_;
+  static constexpr uint32_t kGroupDst = 0xFFFFFFFFu;  // Msg::dst of NVLS group messages
   std::vector<PortSet> reach_;      // [dst] -> ports that reach it
+  PortSet nvls_reach_{0};           // ports into NVLS switches
+  uint32_t nvls_count_ = 0;
+  std::vector<uint8_t> resp_turn_;
+  std::vector<Fifo<Packet*>> resp_q_;  // [port]: read responses waiting for the port
   std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports
   // Per port, from its link: a GPU's NVLink ports and its NIC port cut different packets.
   std::vector<uint32_t> packet_payload_;  // payload bytes per packet
@@ -125,6 +142,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   LevelStat backlog_;               // payload bytes queued in the DMA, not yet on a wire
   uint64_t reduce_busy_ps_ = 0, reduce_bytes_ = 0;
   uint64_t bytes_sent_ = 0, bytes_received_ = 0, msgs_delivered_ = 0;
+  uint64_t nvls_reads_served_ = 0, nvls_read_bytes_ = 0;
   uint64_t latency_sum_ps_ = 0, latency_max_ps_ = 0, rx_txns_ = 0;
   DeliveryFn on_delivery_;
   SentFn on_sent_;

@@ -44,7 +44,36 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
     voq_.resize(size_t(n_) * n_);
   else
     inq_.resize(n_);
-  xbar_alarm_ = Alarm{this, 0};
+  xbar_alarm_ = Alarm{this, kXbar};
+  member_of_port_.assign(n_, -1);
+  link_index_.assign(n_, -1);
+  reduce_.rate_Bps = p.nvls_reduce_Bps;
+  mcast_.rate_Bps = p.nvls_multicast_Bps;
+  reduce_.alarm = Alarm{this, kReduceEngine};
+  mcast_.alarm = Alarm{this, kMcastEngine};
+}
+
+void Switch::wake(uint32_t what) {
+  switch (what) {
+    case kXbar: xbar_method(); break;
+    case kReduceEngine: engine_wake(reduce_, true); break;
+    case kMcastEngine: engine_wake(mcast_, false); break;
+    default: FABRICSIM_ASSERT(false, display_name_ + ": bad wake-up");
+  }
+}
+
+void Switch::add_nvls_member(uint32_t endpoint, std::vector<int> ports) {
+  FABRICSIM_ASSERT(params_.nvls, display_name_ + ": NVLS member on a switch without NVLS");
+  FABRICSIM_ASSERT(!ports.empty(), display_name_ + ": NVLS member without links");
+  const int m = int(members_.size());
+  for (size_t j = 0; j < ports.size(); ++j) {
+    const int port = ports[j];
+    FABRICSIM_ASSERT(port >= 0 && port < n_ && ports_[port] && member_of_port_[port] < 0,
+                     display_name_ + ": bad NVLS member port");
+    member_of_port_[port] = m;
+    link_index_[port] = int(j);
+  }
+  members_.push_back(Member{endpoint, std::move(ports)});
 }
 
 void Switch::end_of_elaboration() {
@@ -81,6 +110,10 @@ int Switch::select_route(int in, const Packet& p) {
 }
 
 void Switch::rx_arrive(int in, Packet* p) {
+  if (is_nvls_switch_bound(p->kind)) {
+    nvls_arrive(in, p);
+    return;
+  }
   p->route_port = select_route(in, *p);
   out_load_[p->route_port] += p->payload_bytes;
   enqueue(in, p);
@@ -211,6 +244,150 @@ void Switch::tx_pop(int port, Packet* p) {
   if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
+// ---------------------------------------------------------------------------------------
+// NVLS unit
+
+void Switch::nvls_arrive(int in, Packet* p) {
+  FABRICSIM_ASSERT(params_.nvls, display_name_ + ": NVLS packet at a switch without NVLS");
+  FABRICSIM_ASSERT(member_of_port_[in] >= 0,
+                   display_name_ + ": NVLS packet on a port that is not a member's link");
+  p->route_port = in;  // remembered: the engines return its credits on this port
+  switch (p->kind) {
+    case PacketKind::kNvlsReq: nvls_request(in, p); break;
+    case PacketKind::kNvlsResp: engine_push(reduce_, p); break;
+    case PacketKind::kNvlsMcast: engine_push(mcast_, p); break;
+    default: FABRICSIM_ASSERT(false, display_name_ + ": unexpected NVLS packet");
+  }
+}
+
+void Switch::emit(int out, Packet* p) {
+  const uint64_t t = Port::now();
+  p->head_ps = p->tail_ps = t;
+  egress_[out].push(p);
+  egress_bytes_[out] += p->payload_bytes;
+  out_load_[out] += p->payload_bytes;
+  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
+  ports_[out]->kick();
+}
+
+void Switch::nvls_request(int in, Packet* req) {
+  ++nvls_requests_;
+  uint32_t c;
+  if (free_ctx_.empty()) {
+    c = uint32_t(ctx_.size());
+    ctx_.emplace_back();
+  } else {
+    c = free_ctx_.back();
+    free_ctx_.pop_back();
+  }
+  ReduceCtx& ctx = ctx_[c];
+  ctx.req = req;
+  ctx.remaining = uint32_t(members_.size());
+  ctx.out = in;
+  ports_[in]->release_rx(req, 0);
+  const int j = link_index_[in];
+  for (const Member& m : members_) {
+    Packet* r = PacketPool::global().acquire();
+    r->src = req->src;
+    r->dst = m.endpoint;
+    r->msg_id = req->msg_id;
+    r->msg_bytes = req->msg_bytes;
+    r->offset = req->offset;
+    r->seq = req->seq;
+    r->tag = req->tag;
+    r->kind = PacketKind::kNvlsRead;
+    r->npackets = req->npackets;
+    r->req_bytes = req->req_bytes;
+    r->req_packet_payload = req->req_packet_payload;
+    r->ctx = c;
+    r->vc = req->vc;
+    r->entropy = req->entropy;
+    r->inject_ps = Port::now();
+    emit(m.ports[size_t(j) % m.ports.size()], r);
+  }
+}
+
+void Switch::engine_push(Engine& e, Packet* p) {
+  const uint64_t t = Port::now();
+  e.q.push(p);
+  e.queued += p->payload_bytes;
+  e.depth.set(t, e.queued);
+  if (e.q.size() == 1) engine_start(e, t);
+}
+
+// The head of `e` starts now: it is done when its input bytes have streamed through.
+void Switch::engine_start(Engine& e, uint64_t t) {
+  const Packet* p = e.q.front();
+  const uint64_t dur = e.rate_Bps ? transfer_ps(p->payload_bytes, e.rate_Bps * 8) : 0;
+  e.done_at = t + dur;
+  e.busy_ps += dur;
+  Scheduler::instance().set(e.alarm, e.done_at);
+}
+
+void Switch::engine_wake(Engine& e, bool reduce) {
+  ++g_kernel_events;
+  const uint64_t t = Port::now();
+  while (!e.q.empty() && e.done_at <= t) {
+    Packet* p = e.q.pop();
+    e.queued -= p->payload_bytes;
+    e.busy_bytes += p->payload_bytes;
+    e.depth.set(t, e.queued);
+    ports_[p->route_port]->release_rx(p, 0);
+    nvls_consumed_ += p->payload_bytes;
+    if (reduce)
+      nvls_reduced(p);
+    else
+      nvls_replicate(p);
+    if (!e.q.empty()) engine_start(e, t);
+  }
+}
+
+void Switch::nvls_reduced(Packet* p) {
+  FABRICSIM_ASSERT(p->ctx < ctx_.size() && ctx_[p->ctx].req,
+                   display_name_ + ": NVLS response for no open reduction");
+  ReduceCtx& ctx = ctx_[p->ctx];
+  if (--ctx.remaining > 0) {
+    PacketPool::global().release(p);
+    return;
+  }
+  // Every member's input is in: the reduced bytes go back to the requester.
+  Packet* req = ctx.req;
+  p->src = req->src;
+  p->dst = req->src;
+  p->msg_id = req->msg_id;
+  p->msg_bytes = req->msg_bytes;
+  p->offset = req->offset;
+  p->tag = req->tag;
+  p->kind = PacketKind::kNvlsResult;
+  p->payload_bytes = req->req_bytes;
+  p->packet_payload = req->req_packet_payload;
+  p->npackets = req->npackets;
+  p->inject_ps = req->inject_ps;
+  nvls_emitted_ += p->payload_bytes;
+  const int out = ctx.out;
+  PacketPool::global().release(req);
+  ctx = ReduceCtx{};
+  free_ctx_.push_back(p->ctx);
+  emit(out, p);
+}
+
+void Switch::nvls_replicate(Packet* p) {
+  ++nvls_stores_;
+  const int j = link_index_[p->route_port];
+  for (size_t k = 0; k < members_.size(); ++k) {
+    const Member& m = members_[k];
+    Packet* r = p;
+    if (k + 1 < members_.size()) {
+      r = PacketPool::global().acquire();
+      *r = *p;
+    }
+    r->dst = m.endpoint;
+    r->kind = PacketKind::kNvlsData;
+    nvls_emitted_ += r->payload_bytes;
+    emit(m.ports[size_t(j) % m.ports.size()], r);
+  }
+}
+
 nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
   if (host_) j["host_path"] = host_->stats_json(now_ps);
@@ -218,6 +395,17 @@ nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   j["arbitrations"] = arbitrations_;
   j["input_queues"] = params_.input_queues;
   j["arbiter"] = params_.arbiter;
+  if (params_.nvls) {
+    j["nvls_reductions"] = nvls_requests_;
+    j["nvls_multicast_stores"] = nvls_stores_;
+    j["nvls_reduce_input_bytes"] = reduce_.busy_bytes;
+    j["nvls_reduce_engine_utilisation"] = now_ps ? double(reduce_.busy_ps) / double(now_ps) : 0.0;
+    j["nvls_reduce_queue_max_bytes"] = reduce_.depth.max();
+    j["nvls_multicast_input_bytes"] = mcast_.busy_bytes;
+    j["nvls_multicast_engine_utilisation"] =
+        now_ps ? double(mcast_.busy_ps) / double(now_ps) : 0.0;
+    j["nvls_bytes_emitted"] = nvls_emitted_;
+  }
   return j;
 }
 

@@ -10,6 +10,24 @@
 //   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
 // The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
 // free-running clock. With equal-size packets it is exactly a slotted crossbar.
+//
+// In-switch reduction and multicast (NVLS, NVSwitch3 and later), when enabled: NVLS
+// packets leave the pipeline for the switch's NVLS unit instead of the crossbar.
+//   kNvlsReq from member i (reduce B bytes of a buffer over the group): the unit opens a
+//     reduction context and sends a header-only kNvlsRead to every member k, on k's j-th
+//     link to this switch, j being the request's link index among i's links (links pair
+//     up as in the address interleaving of a multicast object). The request's credits
+//     return at once.
+//   kNvlsResp from member k (the data read): queued for the reduction engine, which
+//     consumes input at `nvls_reduce_bandwidth` (bytes of input per second, shared by the
+//     whole chip); its credits return when the engine has consumed it, so a slow engine
+//     back-pressures the links. When the last member's input is consumed, the reduced
+//     B bytes go back to i as kNvlsResult on the link the request came in on.
+//   kNvlsMcast from member i (a multicast store): queued for the multicast engine
+//     (`nvls_multicast_bandwidth`, input bytes per second; 0 = not a bottleneck), then
+//     replicated as kNvlsData to every member k on k's j-th link.
+// Packets the unit sends go straight to egress queues (they may overshoot
+// egress_buffer); the crossbar keeps arbitrating other traffic.
 #pragma once
 #include <memory>
 #include <string>
@@ -17,7 +35,9 @@
 
 #include <systemc>
 
+#include "models/core/fifo.h"
 #include "models/core/port.h"
+#include "models/core/stats.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/host_path.h"
 
@@ -33,6 +53,9 @@ struct SwitchParams {
   uint64_t egress_buffer_bytes = 0;   // per output; the crossbar fills it while below this
   std::string route_select = "adaptive";  // "adaptive" (least queued) | "hash" (entropy)
   HostPathParams host;                // root complex: every transfer also crosses the host
+  bool nvls = false;                    // in-switch reduction and multicast
+  uint64_t nvls_reduce_Bps = 0;         // reduction engine: input bytes per second
+  uint64_t nvls_multicast_Bps = 0;      // multicast engine: input bytes per second (0: no limit)
 };
 
 class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
@@ -45,12 +68,19 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   const std::string& display_name() const { return display_name_; }
   // routes[dst endpoint id] = egress ports on a shortest path to it.
   void set_routes(std::vector<std::vector<int>> routes) { routes_ = std::move(routes); }
+  // NVLS group: every endpoint directly linked to this switch, with its links (ports of
+  // this switch, in a fixed order). Called at elaboration when params.nvls is set.
+  void add_nvls_member(uint32_t endpoint, std::vector<int> ports);
+  // Payload bytes the NVLS unit absorbed (responses reduced, stores replicated) and sent
+  // (results, replicas): endpoints' sent + emitted == endpoints' received + consumed.
+  uint64_t nvls_bytes_consumed() const { return nvls_consumed_; }
+  uint64_t nvls_bytes_emitted() const { return nvls_emitted_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
-  void wake(uint32_t) override { xbar_method(); }
+  void wake(uint32_t what) override;
 
  private:
   void end_of_elaboration() override;
@@ -59,6 +89,26 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   uint64_t xbar_ps(int out, uint64_t bytes) const;
   int select_route(int in, const Packet& p);
   void enqueue(int in, Packet* p);
+  enum : uint32_t { kXbar, kReduceEngine, kMcastEngine };
+  void nvls_arrive(int in, Packet* p);
+  void nvls_request(int in, Packet* p);
+  void nvls_reduced(Packet* p);
+  void nvls_replicate(Packet* p);
+  void emit(int out, Packet* p);
+  // The reduction and multicast engines: FIFO servers, one pending wake-up each.
+  struct Engine {
+    Fifo<Packet*> q;
+    uint64_t rate_Bps = 0;   // 0: no limit
+    uint64_t busy_bytes = 0; // input bytes consumed
+    uint64_t busy_ps = 0;
+    uint64_t done_at = 0;    // completion time of the head
+    LevelStat depth;         // bytes queued
+    uint64_t queued = 0;
+    Alarm alarm;
+  };
+  void engine_push(Engine& e, Packet* p);
+  void engine_wake(Engine& e, bool reduce);
+  void engine_start(Engine& e, uint64_t t);
 
   std::string display_name_;
   SwitchParams params_;
@@ -85,6 +135,23 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   uint64_t pending_ = 0;              // transactions in input queues
   uint64_t transfers_ = 0, arbitrations_ = 0;
   Alarm xbar_alarm_;
+
+  struct Member {
+    uint32_t endpoint;
+    std::vector<int> ports;
+  };
+  struct ReduceCtx {
+    Packet* req = nullptr;  // the request, kept to address the result
+    uint32_t remaining = 0; // members whose input the engine has not consumed yet
+    int out = -1;           // port the request came in on
+  };
+  std::vector<Member> members_;
+  std::vector<int> member_of_port_;     // [port] -> index in members_, -1
+  std::vector<int> link_index_;         // [port] -> index among its member's ports
+  std::vector<ReduceCtx> ctx_;
+  std::vector<uint32_t> free_ctx_;
+  Engine reduce_, mcast_;
+  uint64_t nvls_consumed_ = 0, nvls_emitted_ = 0, nvls_requests_ = 0, nvls_stores_ = 0;
 };
 
 }  // namespace fabricsim
