@@ -224,8 +224,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
   } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
     char line[256];
-    std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
-                  ceiling.busbw_GBps, ceiling.limited_by.c_str());
+    if (ceiling.busbw_GBps > 0)
+      std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
+                    ceiling.busbw_GBps, ceiling.limited_by.c_str());
+    else
+      std::snprintf(line, sizeof line, "# Ceiling busbw        : %s\n",
+                    ceiling.limited_by.empty() ? "none (no traffic)" : ceiling.limited_by.c_str());
     std::cout << line;
     if (retry.crc_errors || retry.replay_stall_ps) {
       char buf[400];

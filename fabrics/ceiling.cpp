@@ -48,7 +48,13 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   cp.channels = w.channels;
   cp.chunk_bytes = w.chunk_bytes;
   cp.root = w.root;
-  const coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp);
+  // The bound counts point-to-point sends: `auto` (a different schedule per size) and the
+  // in-switch nvls algorithms (no sends; docs/models.md derives their bound) get none.
+  if (w.algorithm == "auto" || w.algorithm == "nvls") {
+    c.limited_by = "not computed for algorithm " + w.algorithm;
+    return c;
+  }
+  const coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp, spec.domain_size);
   const double bus_bytes = double(cp.count) * w.elem_bytes *
                            coll::busbw_factor(coll::algo_info(w.collective, w.algorithm), n);
   const topo::Routes routes = topo::compute_routes(g);
