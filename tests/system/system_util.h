@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -56,6 +57,21 @@ inline std::string fresh_dir(const std::string& name) {
   const std::string d = "/tmp/fabricsim_systest_" + name + "_" + std::to_string(::getpid());
   std::system(("rm -rf '" + d + "'").c_str());
   return d;
+}
+
+// The results.json row of one message size; throws if the run has none.
+inline const nlohmann::json& row_of(const nlohmann::json& results, uint64_t bytes) {
+  for (const nlohmann::json& r : results["rows"])
+    if (r["size_bytes"].get<uint64_t>() == bytes) return r;
+  throw std::runtime_error("no row for size " + std::to_string(bytes));
+}
+
+// Nothing lost, nothing left over: the pool is empty and payload sent = delivered (> 0).
+inline void expect_accounting_clean(const nlohmann::json& results) {
+  const nlohmann::json& c = results["checks"];
+  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
+  EXPECT_GT(c["payload_bytes_sent"].get<uint64_t>(), 0u);
 }
 
 }  // namespace fabricsim::systest

@@ -13,18 +13,6 @@ using nlohmann::json;
 
 namespace {
 
-const json& row_of(const json& results, uint64_t bytes) {
-  for (const json& r : results["rows"])
-    if (r["size_bytes"].get<uint64_t>() == bytes) return r;
-  throw std::runtime_error("no row for size " + std::to_string(bytes));
-}
-
-void expect_accounting_clean(const json& results) {
-  const json& c = results["checks"];
-  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
-  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
-}
-
 // The busiest NVLS reduction engine's utilisation over the run.
 double max_engine_utilisation(const json& results) {
   double m = 0;

@@ -10,24 +10,6 @@
 using namespace fabricsim::systest;
 using nlohmann::json;
 
-namespace {
-
-const json& row_of(const json& results, uint64_t bytes) {
-  for (const json& r : results["rows"])
-    if (r["size_bytes"].get<uint64_t>() == bytes) return r;
-  throw std::runtime_error("no row for size " + std::to_string(bytes));
-}
-
-// Acceptance 7: nothing lost, nothing left over.
-void expect_accounting_clean(const json& results) {
-  const json& c = results["checks"];
-  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
-  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
-  EXPECT_GT(c["payload_bytes_sent"].get<uint64_t>(), 0u);
-}
-
-}  // namespace
-
 // Acceptance 5 (REFERENCE.md case 1): DGX H100 ring all-reduce at 8 GiB, busbw within 5%
 // of the published 370 GB/s (nccl-tests reports 365-370). The ~80% NVLink efficiency
 // must come from framing: 128 B payload in 10 flits of 16 B = 160 B on the wire.

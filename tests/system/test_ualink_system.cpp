@@ -7,16 +7,6 @@
 using namespace fabricsim::systest;
 using nlohmann::json;
 
-namespace {
-
-const json& row_of(const json& results, uint64_t bytes) {
-  for (const json& r : results["rows"])
-    if (r["size_bytes"].get<uint64_t>() == bytes) return r;
-  throw std::runtime_error("no row for size " + std::to_string(bytes));
-}
-
-}  // namespace
-
 // configs/ualink_pod8.yaml, ring all-reduce of 256 MiB. Ceiling: a ring's busbw is what
 // each rank sends per direction, and each rank has 4 x4 ports of 4 x 200 Gb/s of DL flits
 // = 400 GB/s, of which 256 B writes carry 256 x 628 / (272 x 640) = 92.35%: 369.41 GB/s.
