@@ -738,11 +738,7 @@ NvlsLayout nvls_layout(const CollParams& p, uint64_t chunk, bool block_major) {
 Schedule nvls_schedule(const char* who, const CollParams& p, bool block_major, bool reduce,
                        bool store) {
   const uint64_t chunk = check_params(who, p, false);
-  Schedule sched;
-  sched.algorithm = "nvls";
-  sched.ranks = p.ranks;
-  sched.count = p.count;
-  sched.programs.resize(static_cast<std::size_t>(p.ranks));
+  Schedule sched = empty_schedule("nvls", p.ranks, p.count);
   if (p.ranks == 1 || p.count == 0) return sched;
   const NvlsLayout l = nvls_layout(p, chunk, block_major);
   const Tags tag(who, p.channels, kNvlsSlots, chunk, p.count);
