@@ -71,7 +71,6 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   // (kNvlsRead) are answered on the port they came in on, by the memory system rather
   // than the DMA queues; the port takes responses and DMA transactions in turn.
   void set_nvls_ports(const std::vector<int>& ports);
-  bool nvls_capable() const { return nvls_count_ > 0; }
   uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag);
   void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
