@@ -150,6 +150,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           cp.channels = w.channels;
                           cp.chunk_bytes = w.chunk_bytes;
                           cp.root = w.root;
+                          cp.slices = w.slices;
                           const std::string name =
                               is_auto ? chooser.names[chooser.pick(double(count) * w.elem_bytes)]
                                       : w.algorithm;

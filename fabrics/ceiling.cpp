@@ -48,9 +48,10 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   cp.channels = w.channels;
   cp.chunk_bytes = w.chunk_bytes;
   cp.root = w.root;
+  cp.slices = w.slices;
   // The bound counts point-to-point sends: `auto` (a different schedule per size) and the
   // in-switch nvls algorithms (no sends; docs/models.md derives their bound) get none.
-  if (w.algorithm == "auto" || w.algorithm == "nvls") {
+  if (w.algorithm == "auto" || coll::uses_nvls_switches(w.algorithm)) {
     c.limited_by = "not computed for algorithm " + w.algorithm;
     return c;
   }

@@ -90,12 +90,13 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
   AutoChooser a;
   for (const std::string& name : coll::algorithms_for(w.collective)) {
     // In-switch algorithms need NVLS switches and have no cost model here: never chosen.
-    if (name == "nvls") continue;
+    if (coll::uses_nvls_switches(name)) continue;
     a.names.push_back(name);
     // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
     const int channels = name == "ring" ? w.channels : 1;
-    a.costs.push_back(coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f));
+    a.costs.push_back(
+        coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, w.slices));
   }
   return a;
 }

@@ -302,6 +302,11 @@ std::vector<TypeEntry> build() {
         "Independent streams over disjoint parts of the buffer (NCCL channels).", 1, 64),
       P("chunk_bytes", Kind::kBytes, "512KiB", "bytes",
         "Pipelining granularity: messages are cut into pieces of this size.", 1),
+      P("slices", Kind::kInt, "1", "",
+        "all_reduce hierarchical (and auto's cost of it) only: every channel's data is cut "
+        "into this many slices that run the three phases as a pipeline, so the domain links "
+        "and the NICs work at the same time (docs/collectives.md). 1: phases in turn.",
+        1, 64),
       E("sync", {"data", "fence_flag"}, "data",
         "How a receiver learns a chunk is complete. data: when its last byte arrives "
         "(ideal). fence_flag (NCCL Simple-like): the receiver acks the writes, the "
@@ -318,11 +323,12 @@ std::vector<TypeEntry> build() {
   {
     std::vector<ParamSpec> ps{
         E("algorithm", {"ring", "tree", "halving_doubling", "direct", "hierarchical", "nvls",
-                        "auto"},
+                        "hierarchical_nvls", "auto"},
           "ring",
           "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
-          "the topology-derived cost model (docs/collectives.md; never nvls). nvls needs "
-          "switches with nvls: true linked to every rank.")};
+          "the topology-derived cost model (docs/collectives.md; never nvls or "
+          "hierarchical_nvls). nvls needs switches with nvls: true linked to every rank; "
+          "hierarchical_nvls needs them linked to exactly the ranks of each node.")};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,
                  {"allreduce_sweep",
@@ -338,10 +344,11 @@ std::vector<TypeEntry> build() {
         P("algorithm", Kind::kString, "default", "",
           "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
           "chooses per size with the topology-derived cost model (docs/collectives.md; "
-          "never nvls). all_reduce: ring, tree, halving_doubling, direct, hierarchical, "
-          "nvls; reduce_scatter, all_gather: ring, nvls; broadcast, reduce: ring; "
-          "alltoall: pairwise, direct; sendrecv: direct. nvls needs switches with nvls: "
-          "true linked to every rank."),
+          "never nvls or hierarchical_nvls). all_reduce: ring, tree, halving_doubling, "
+          "direct, hierarchical, nvls, hierarchical_nvls; reduce_scatter, all_gather: ring, "
+          "nvls; broadcast, reduce: ring; alltoall: pairwise, direct; sendrecv: direct. nvls "
+          "needs switches with nvls: true linked to every rank; hierarchical_nvls needs "
+          "them linked to exactly the ranks of each node."),
         P("root", Kind::kInt, "0", "rank", "Root rank of broadcast and reduce.", 0, 65535)};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,

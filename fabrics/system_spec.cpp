@@ -734,10 +734,18 @@ class Loader {
     ws.elem_bytes = datatype_bytes(ws.datatype);
     ws.channels = int(p.integer("channels"));
     ws.chunk_bytes = p.bytes("chunk_bytes");
+    ws.slices = int(p.integer("slices"));
     ws.sync.fence_flag = p.str("sync") == "fence_flag";
     ws.sync.ack_bytes = p.bytes("ack_bytes");
     ws.sync.flag_bytes = p.bytes("flag_bytes");
     ws.sync.launch_latency_ps = p.time_ps("launch_latency");
+    if (ws.slices > 1 && !(ws.collective == "all_reduce" &&
+                           (ws.algorithm == "hierarchical" || ws.algorithm == "hierarchical_nvls" ||
+                            ws.algorithm == "auto")))
+      p.fail("slices",
+             "slices " + std::to_string(ws.slices) + " pipelines the levels of the hierarchical "
+                 "all-reduce; " + ws.collective + " " + ws.algorithm + " has no levels to overlap",
+             "remove slices (or set it to 1), or use all_reduce with algorithm: hierarchical");
     if (ws.min_bytes > ws.max_bytes)
       p.fail("min_bytes",
              "min_bytes " + format_bytes(ws.min_bytes) + " > max_bytes " + format_bytes(ws.max_bytes),
@@ -945,7 +953,7 @@ class Loader {
            "root " + std::to_string(s_.workload.root) + " is not a rank (there are " +
                std::to_string(n) + ")",
            "use a rank from 0 to " + std::to_string(n - 1));
-    if (s_.workload.algorithm == "nvls") nvls_checks();
+    if (coll::uses_nvls_switches(s_.workload.algorithm)) nvls_checks();
     // Every pair of ranks the workload's schedule talks over must be connected: build the
     // schedule for a small size and check each sender reaches each receiver.
     const topo::Routes routes = topo::compute_routes(s_.graph);
@@ -956,13 +964,15 @@ class Loader {
     cp.channels = s_.workload.channels;
     cp.chunk_bytes = s_.workload.chunk_bytes;
     cp.root = s_.workload.root;
+    cp.slices = s_.workload.slices;
     // Training workloads talk over arbitrary rank pairs: probe every pair. auto may
     // choose any algorithm of the collective: every one must be routable.
     const bool training = is_training_workload(s_.workload.type);
     std::vector<std::string> algos{s_.workload.algorithm};
     if (s_.workload.algorithm == "auto" && !training) {
       algos = coll::algorithms_for(s_.workload.collective);
-      algos.erase(std::remove(algos.begin(), algos.end(), "nvls"), algos.end());  // never auto
+      algos.erase(std::remove_if(algos.begin(), algos.end(), coll::uses_nvls_switches),
+                  algos.end());  // never auto
     }
     if (training) algos = {"direct"};
     for (const std::string& algo : algos) {
@@ -994,11 +1004,20 @@ class Loader {
 
   // The nvls algorithms need every rank's links to end on NVLS switches, and every such
   // switch to be linked to exactly the ranks (its multicast group), reducing the
-  // workload's datatype.
+  // workload's datatype. hierarchical_nvls: the group is a node (s_.domain_size ranks in
+  // rank order); every NVLS switch is linked to exactly the ranks of one node, every rank
+  // to at least one NVLS switch, and switches without NVLS (the NICs' rails) are allowed.
   void nvls_checks() {
-    const std::string why = "the nvls " + s_.workload.collective + " reduces in the switches";
+    const bool per_node = s_.workload.algorithm == "hierarchical_nvls";
+    const std::string why = "the " + s_.workload.algorithm + " " + s_.workload.collective +
+                            " reduces in the switches";
     std::set<int> rank_devices;
     for (int id : s_.ranks) rank_devices.insert(s_.graph.endpoints[id]);
+    // node_of[device]: the rank's node (rank / domain_size), for per_node groups.
+    const int L = s_.domain_size > 0 ? s_.domain_size : int(s_.ranks.size());
+    std::map<int, int> node_of;
+    for (size_t r = 0; r < s_.ranks.size(); ++r)
+      node_of[s_.graph.endpoints[s_.ranks[r]]] = int(r) / L;
     std::map<int, std::set<int>> members;  // nvls switch -> endpoints linked to it
     for (const topo::Link& l : s_.graph.links) {
       for (int side = 0; side < 2; ++side) {
@@ -1008,7 +1027,7 @@ class Loader {
         if (!da.is_switch) continue;
         const DeviceType& t = s_.device_types.at(da.type);
         if (!t.sw.nvls) {
-          if (rank_devices.count(b))
+          if (rank_devices.count(b) && !per_node)
             fail(file_, algorithm_node_, "workload.algorithm",
                  db.name + " (a rank) is linked to " + da.name + ", whose type '" + da.type +
                      "' has nvls: false; " + why,
@@ -1035,8 +1054,28 @@ class Loader {
                "use one of " + list(dts) + ", or another algorithm");
       }
     }
+    for (const auto& [sw, eps] : members) {
+      if (!per_node) continue;
+      const int node = node_of.at(*eps.begin());
+      for (int d : eps)
+        if (node_of.at(d) != node)
+          fail(file_, algorithm_node_, "workload.algorithm",
+               s_.graph.devices[sw].name + " (nvls) is linked to " +
+                   s_.graph.devices[*eps.begin()].name + " (node " + std::to_string(node) +
+                   ") and " + s_.graph.devices[d].name + " (node " +
+                   std::to_string(node_of.at(d)) + "); " + why +
+                   " of one node, so an NVLS switch's group must be one node's ranks",
+               "link each node's ranks to their own NVLS switches, or use hierarchical");
+      if (int(eps.size()) != L)
+        fail(file_, algorithm_node_, "workload.algorithm",
+             s_.graph.devices[sw].name + " (nvls) is linked to " + std::to_string(eps.size()) +
+                 " of the " + std::to_string(L) + " ranks of node " + std::to_string(node) +
+                 "; " + why + ", so every NVLS switch of a node must reach all of its ranks",
+             "link every rank of the node to every NVLS switch of the node, or use "
+             "hierarchical");
+    }
     for (const auto& [sw, eps] : members)
-      if (eps.size() != rank_devices.size())
+      if (!per_node && eps.size() != rank_devices.size())
         fail(file_, algorithm_node_, "workload.algorithm",
              s_.graph.devices[sw].name + " (nvls) is linked to " + std::to_string(eps.size()) +
                  " of the " + std::to_string(rank_devices.size()) + " ranks; " + why +

@@ -81,6 +81,7 @@ struct WorkloadSpec {
   uint32_t elem_bytes = 4;
   int channels = 1;
   uint64_t chunk_bytes = 0;
+  int slices = 1;            // all_reduce hierarchical: pipeline slices per channel
   SyncProtocol sync;
   TrainingSpec training;     // training workloads only
   // Message sizes of the sweep, in bytes (each a whole number of elements).

@@ -172,6 +172,32 @@ class RankBuilder {
     return push(std::move(op));
   }
 
+  // An in-switch reduction of r over the rank's NVLS group: it writes r (like a kCopy
+  // recv), so later sends of r depend on it. `deps`: flow-control deps only (the ranges
+  // it reads are input on every rank of the group; see allreduce_hierarchical_nvls).
+  uint32_t nvls_reduce(uint64_t tag, Range r, std::vector<uint32_t> deps) {
+    Op op;
+    op.kind = OpKind::kNvlsReduce;
+    op.tag = tag;
+    op.offset = r.offset;
+    op.count = r.count;
+    op.deps = std::move(deps);
+    const uint32_t index = push(std::move(op));
+    writes_.record(r, RecvMode::kCopy, index);
+    return index;
+  }
+
+  // A multicast store of r to the rank's NVLS group; deps by the rule, as a send.
+  uint32_t nvls_store(uint64_t tag, Range r) {
+    Op op;
+    op.kind = OpKind::kNvlsStore;
+    op.tag = tag;
+    op.offset = r.offset;
+    op.count = r.count;
+    op.deps = writes_.writers(r);
+    return push(std::move(op));
+  }
+
   uint32_t recv(int peer, uint64_t tag, Range r, RecvMode mode) {
     Op op;
     op.kind = OpKind::kRecv;
@@ -566,53 +592,166 @@ Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
   if (L < 1 || n % L != 0)
     bad_param(who, "domain_size " + std::to_string(domain_size) + " does not divide ranks " +
                        std::to_string(n));
+  if (p.slices < 1) bad_param(who, "slices must be >= 1 (got " + std::to_string(p.slices) + ")");
   const int N = n / L;
   Schedule sched = empty_schedule("hierarchical", n, p.count);
   if (n == 1) return sched;
   const uint64_t p2 = static_cast<uint64_t>(L - 1);          // first phase-2 step
   const uint64_t p3 = p2 + 2 * static_cast<uint64_t>(N - 1);  // first phase-3 step
-  const uint64_t slots = p3 + static_cast<uint64_t>(L - 1);
-  // blk[c][b]: domain block b of channel c; sub[c][b][k]: its sub-block k.
-  std::vector<std::vector<Range>> blk;
-  std::vector<std::vector<std::vector<Range>>> sub;
+  const uint64_t S = p3 + static_cast<uint64_t>(L - 1);       // steps per slice
+  const std::size_t M = static_cast<std::size_t>(p.slices);
+  // blk[c][i][b]: domain block b of slice i of channel c; sub[c][i][b][k]: its sub-block k.
+  std::vector<std::vector<std::vector<Range>>> blk;
+  std::vector<std::vector<std::vector<std::vector<Range>>>> sub;
   for (const Range& ch : split_range(Range{0, p.count}, p.channels)) {
-    blk.push_back(split_range(ch, L));
+    blk.emplace_back();
     sub.emplace_back();
-    for (const Range& b : blk.back()) sub.back().push_back(split_range(b, N));
+    for (const Range& sl : split_range(ch, p.slices)) {
+      blk.back().push_back(split_range(sl, L));
+      sub.back().emplace_back();
+      for (const Range& b : blk.back().back()) sub.back().back().push_back(split_range(b, N));
+    }
   }
-  const Tags tags(who, p.channels, std::max<uint64_t>(slots, 1), chunk, blk[0][0].count);
+  const Tags tags(who, p.channels, std::max<uint64_t>(S * M, 1), chunk, blk[0][0][0].count);
   for (int r = 0; r < n; ++r) {
     RankBuilder rb(who, ops_of(sched, r));
     const int k = r / L, l = r % L;
     const int next_local = k * L + (l + 1) % L, prev_local = k * L + mod_n(l - 1, L);
     const int next_dom = ((k + 1) % N) * L + l, prev_dom = mod_n(k - 1, N) * L + l;
-    // One step: for every channel, send `give(c)` to `to` and receive `take(c)` from `from`.
-    auto step = [&](uint64_t st, int to, int from, RecvMode mode, auto give, auto take) {
-      for (std::size_t c = 0; c < blk.size(); ++c) {
-        const Range g = give(c);
-        for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
-          rb.send(to, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk));
-      }
-      for (std::size_t c = 0; c < blk.size(); ++c) {
-        const Range t = take(c);
-        for (uint64_t j = 0; j < num_pieces(t, chunk); ++j)
-          rb.recv(from, tags(static_cast<int>(c), st, j), piece_of(t, j, chunk), mode);
-      }
-    };
+    // window[c]: this rank's recvs of the last phase-1 step of the previous slice in
+    // channel c; the next slice's first sends wait for them.
+    std::vector<std::vector<uint32_t>> window(blk.size());
     auto ub = [](int x) { return static_cast<std::size_t>(x); };
-    for (int s = 0; s + 1 < L; ++s)
-      step(static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kReduceSum,
-           [&](std::size_t c) { return blk[c][ub(mod_n(l - 1 - s, L))]; },
-           [&](std::size_t c) { return blk[c][ub(mod_n(l - 2 - s, L))]; });
-    for (int t = 0; t < 2 * (N - 1); ++t)
-      step(p2 + static_cast<uint64_t>(t), next_dom, prev_dom,
-           t <= N - 2 ? RecvMode::kReduceSum : RecvMode::kCopy,
-           [&](std::size_t c) { return sub[c][ub(l)][ub(mod_n(k - t, N))]; },
-           [&](std::size_t c) { return sub[c][ub(l)][ub(mod_n(k - 1 - t, N))]; });
-    for (int s = 0; s + 1 < L; ++s)
-      step(p3 + static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kCopy,
-           [&](std::size_t c) { return blk[c][ub(mod_n(l - s, L))]; },
-           [&](std::size_t c) { return blk[c][ub(mod_n(l - 1 - s, L))]; });
+    for (std::size_t i = 0; i < M; ++i) {
+      const uint64_t base = S * i;
+      // One step: for every channel, send `give(c)` to `to` and receive `take(c)` from
+      // `from`; `first` marks the slice's first step (it carries the window deps) and
+      // `last1` the last phase-1 step (its recvs become the next slice's window).
+      auto step = [&](uint64_t st, int to, int from, RecvMode mode, bool first, bool last1,
+                      auto give, auto take) {
+        for (std::size_t c = 0; c < blk.size(); ++c) {
+          const Range g = give(c);
+          static const std::vector<uint32_t> none;
+          for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
+            rb.send(to, tags(static_cast<int>(c), base + st, j), piece_of(g, j, chunk),
+                    first ? window[c] : none);
+        }
+        for (std::size_t c = 0; c < blk.size(); ++c) {
+          const Range t = take(c);
+          if (last1) window[c].clear();
+          for (uint64_t j = 0; j < num_pieces(t, chunk); ++j) {
+            const uint32_t op =
+                rb.recv(from, tags(static_cast<int>(c), base + st, j), piece_of(t, j, chunk), mode);
+            if (last1) window[c].push_back(op);
+          }
+        }
+      };
+      for (int s = 0; s + 1 < L; ++s)
+        step(static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kReduceSum, s == 0,
+             s + 2 == L, [&](std::size_t c) { return blk[c][i][ub(mod_n(l - 1 - s, L))]; },
+             [&](std::size_t c) { return blk[c][i][ub(mod_n(l - 2 - s, L))]; });
+      for (int t = 0; t < 2 * (N - 1); ++t)
+        step(p2 + static_cast<uint64_t>(t), next_dom, prev_dom,
+             t <= N - 2 ? RecvMode::kReduceSum : RecvMode::kCopy, false, false,
+             [&](std::size_t c) { return sub[c][i][ub(l)][ub(mod_n(k - t, N))]; },
+             [&](std::size_t c) { return sub[c][i][ub(l)][ub(mod_n(k - 1 - t, N))]; });
+      for (int s = 0; s + 1 < L; ++s)
+        step(p3 + static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kCopy, false,
+             false, [&](std::size_t c) { return blk[c][i][ub(mod_n(l - s, L))]; },
+             [&](std::size_t c) { return blk[c][i][ub(mod_n(l - 1 - s, L))]; });
+    }
+  }
+  return sched;
+}
+
+Schedule allreduce_hierarchical_nvls(const CollParams& p, int domain_size) {
+  const char* who = "allreduce_hierarchical_nvls";
+  const uint64_t chunk = check_params(who, p, false);
+  const int n = p.ranks;
+  const int L = domain_size == 0 ? n : domain_size;
+  if (L < 1 || n % L != 0)
+    bad_param(who, "domain_size " + std::to_string(domain_size) + " does not divide ranks " +
+                       std::to_string(n));
+  if (p.slices < 1) bad_param(who, "slices must be >= 1 (got " + std::to_string(p.slices) + ")");
+  const int N = n / L;
+  Schedule sched = empty_schedule("hierarchical_nvls", n, p.count);
+  sched.nvls_group = L;
+  if (n == 1) return sched;
+  // Steps per slice: 0 = NVLS reduce, 1 .. 2(N-1) = ring across domains, 2N-1 = store.
+  const uint64_t S = 2 * static_cast<uint64_t>(N);
+  const std::size_t M = static_cast<std::size_t>(p.slices);
+  std::vector<std::vector<std::vector<Range>>> blk;  // [c][slice][domain block]
+  std::vector<std::vector<std::vector<std::vector<Range>>>> sub;  // [c][slice][block][k]
+  for (const Range& ch : split_range(Range{0, p.count}, p.channels)) {
+    blk.emplace_back();
+    sub.emplace_back();
+    for (const Range& sl : split_range(ch, p.slices)) {
+      blk.back().push_back(split_range(sl, L));
+      sub.back().emplace_back();
+      for (const Range& b : blk.back().back()) sub.back().back().push_back(split_range(b, N));
+    }
+  }
+  const Tags tags(who, p.channels, S * M, chunk, blk[0][0][0].count);
+  auto ub = [](int x) { return static_cast<std::size_t>(x); };
+  for (int r = 0; r < n; ++r) {
+    RankBuilder rb(who, ops_of(sched, r));
+    const int k = r / L, l = r % L;
+    const int next_dom = ((k + 1) % N) * L + l, prev_dom = mod_n(k - 1, N) * L + l;
+    // reduces[c]: this rank's kNvlsReduce ops in channel c so far (all slices).
+    std::vector<std::vector<uint32_t>> reduces(blk.size());
+    for (std::size_t i = 0; i < M; ++i) {
+      const uint64_t base = S * i;
+      // Phase 1: reduce own block l over the domain, sub-block by sub-block in the order
+      // the ring across domains sends them (k, k-1, ..), each cut into pieces; each
+      // reduction waits for the one kNvlsWindow earlier in its channel.
+      for (std::size_t c = 0; c < blk.size(); ++c) {
+        uint64_t j = 0;
+        for (int t = 0; t < N; ++t) {
+          const Range g = sub[c][i][ub(l)][ub(mod_n(k - t, N))];
+          for (uint64_t q = 0; q < num_pieces(g, chunk); ++q, ++j) {
+            auto& red = reduces[c];
+            std::vector<uint32_t> deps;
+            if (red.size() >= kNvlsWindow) deps.push_back(red[red.size() - kNvlsWindow]);
+            red.push_back(rb.nvls_reduce(tags(static_cast<int>(c), base, j),
+                                         piece_of(g, q, chunk), std::move(deps)));
+          }
+        }
+      }
+      // Phase 2: ring all-reduce of block l across the domains (one rail).
+      for (int t = 0; t < 2 * (N - 1); ++t) {
+        const uint64_t st = base + 1 + static_cast<uint64_t>(t);
+        const RecvMode mode = t <= N - 2 ? RecvMode::kReduceSum : RecvMode::kCopy;
+        for (std::size_t c = 0; c < blk.size(); ++c) {
+          const Range g = sub[c][i][ub(l)][ub(mod_n(k - t, N))];
+          for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
+            rb.send(next_dom, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk));
+        }
+        for (std::size_t c = 0; c < blk.size(); ++c) {
+          const Range g = sub[c][i][ub(l)][ub(mod_n(k - 1 - t, N))];
+          for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
+            rb.recv(prev_dom, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk), mode);
+        }
+      }
+      // Phase 3: multicast block l to the domain, sub-block by sub-block in the order the
+      // ring finishes them (k+1, k, k-1, ..), each cut into pieces; receive every block of
+      // the domain (own included) from its owner, in the same order.
+      const uint64_t st = base + S - 1;
+      auto gather = [&](int owner, auto&& each) {
+        for (std::size_t c = 0; c < blk.size(); ++c) {
+          uint64_t j = 0;
+          for (int t = 0; t < N; ++t) {
+            const Range g = sub[c][i][ub(owner)][ub(mod_n(k + 1 - t, N))];
+            for (uint64_t q = 0; q < num_pieces(g, chunk); ++q, ++j)
+              each(tags(static_cast<int>(c), st, j), piece_of(g, q, chunk));
+          }
+        }
+      };
+      gather(l, [&](uint64_t tag, Range g) { rb.nvls_store(tag, g); });
+      for (int d = 0; d < L; ++d) {  // from l, l+1, .. (staggered)
+        const int q = (l + d) % L;
+        gather(q, [&](uint64_t tag, Range g) { rb.recv(k * L + q, tag, g, RecvMode::kCopy); });
+      }
+    }
   }
   return sched;
 }
@@ -828,6 +967,9 @@ const std::vector<AlgoInfo>& algorithm_table() {
        "2 alpha + 2(n-1)/n S beta"},
       {C::kAllReduce, A::kHierarchical, "all_reduce", "hierarchical", true, false,
        "L = domain size, N = n/L: (2(L-1) + 2(N-1)) alpha + (2(L-1)/L + 2(N-1)/(N L)) S beta"},
+      {C::kAllReduce, A::kHierarchicalNvls, "all_reduce", "hierarchical_nvls", true, false,
+       "L = domain size, N = n/L: 2N alpha + ((L+1)/L + 2(N-1)/(N L)) S beta (NVLS "
+       "switches in every domain)"},
       {C::kAllReduce, A::kNvls, "all_reduce", "nvls", true, false,
        "2 alpha + (n+1)/n S beta (in-switch reduction; NVLS switches only)"},
       {C::kReduceScatter, A::kRing, "reduce_scatter", "ring", true, false,
@@ -953,6 +1095,14 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
           return (2.0 * (L - 1.0) + 2.0 * (N - 1.0)) * al +
                  (2.0 * (L - 1.0) / L + 2.0 * (N - 1.0) / (N * L)) * S * be;
         }
+        case Algorithm::kHierarchicalNvls: {
+          const int l = domain_size == 0 ? n : domain_size;
+          if (l < 1 || n % l != 0)
+            throw InternalError("alpha_beta_time_s: domain_size " + std::to_string(domain_size) +
+                                " does not divide n " + std::to_string(n));
+          const double L = l, N = dn / L;
+          return 2.0 * N * al + ((L + 1.0) / L + 2.0 * (N - 1.0) / (N * L)) * S * be;
+        }
         case Algorithm::kNvls:
           return 2.0 * al + (dn + 1.0) / dn * S * be;
         default:
@@ -1000,6 +1150,8 @@ Schedule make_schedule(const std::string& collective, const std::string& algorit
           return allreduce_direct(p);
         case Algorithm::kHierarchical:
           return allreduce_hierarchical(p, domain_size);
+        case Algorithm::kHierarchicalNvls:
+          return allreduce_hierarchical_nvls(p, domain_size);
         case Algorithm::kNvls:
           return allreduce_nvls(p);
         default:

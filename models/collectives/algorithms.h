@@ -138,7 +138,17 @@
 //   waits only for the pieces of the earlier phase it reads. Per rank: 2(L-1)/L of the
 //   data inside the domain and 2(N-1)/N of a block (S/L) across: with one NIC per rank,
 //   each NIC carries 2(N-1)/(N L) S instead of the flat ring's 2(n-1)/(n L) S.
-//   Step-wise order.
+//   Slices (CollParams::slices = M): a domain's own block comes out of a ring
+//   reduce-scatter only in its last step, so with one slice phase 2 waits for almost all
+//   of phase 1 and phase 3 for the second half of phase 2. With M > 1, channel range c is
+//   first cut into M consecutive slices (split_even), and each slice runs the three
+//   phases above on its own range, with steps i*S' + s for slice i, S' = 2(L-1) + 2(N-1)
+//   (so S = M S'). Slices form a pipeline across the levels: the sends of slice i >= 1's
+//   first step (the one exception to the dep rule here) also depend on this rank's recvs
+//   of the last phase-1 step of slice i-1 in the same channel, so phase 1 of slice i runs
+//   on the domain links while slice i-1 crosses the domains and slice i-2 is gathered
+//   (a window of one slice in phase 1, as NCCL's slot-based flow control bounds what a
+//   channel has in flight). Slice-major, then step-wise order.
 // broadcast (ring)      S = 1. Pipelined chain from the root: position q = (r-root) mod n,
 //   position q < n-1 sends every piece to r+1, position q > 0 first receives it from r-1
 //   with kCopy (the send depends on that recv). (n-1) * C elements. Piece-major order
@@ -181,6 +191,8 @@ struct CollParams {
   uint64_t chunk_bytes = 0;  // piece size in bytes, > 0 (rounded down to whole elements,
                              // at least 1 element), as RingParams
   int root = 0;              // broadcast and reduce: root rank in [0, ranks); else ignored
+  int slices = 1;            // all_reduce hierarchical: >= 1 slices per channel, pipelined
+                             // across the levels (see the table above); else ignored
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
@@ -217,6 +229,25 @@ constexpr uint64_t kNvlsWindow = 2;  // reductions in flight per channel and ran
 Schedule allreduce_nvls(const CollParams& p);
 Schedule reduce_scatter_nvls(const CollParams& p);
 Schedule all_gather_nvls(const CollParams& p);
+//   all_reduce hierarchical_nvls  NCCL's multi-node NVLS: hierarchical (above) with the
+//     domain phases done by the domain's NVLS switches. L, N, blocks, sub-blocks and
+//     slices as hierarchical; Schedule::nvls_group = L. Steps per slice S' = 2N: step 0,
+//     rank (k, l) reduces its domain block l piece by piece with kNvlsReduce over its
+//     domain (each reduce also waits for the one kNvlsWindow earlier in its channel,
+//     across slices); steps 1 .. 2(N-1), the ring all-reduce of block l across domains as
+//     hierarchical phase 2 (its sends depend on the reduces by the rule: a reduce writes
+//     its range); step 2N-1, kNvlsStore of block l's pieces to the domain, and kRecv
+//     (copy) of every domain block q from rank (k, q), own block included, from l, l+1, ..
+//     Per rank on its domain links: S (reads answered) + S/L (results) + S/L (stores) +
+//     S (replicas), so (L+1)/L S each way instead of hierarchical's 2(L-1)/L S; across,
+//     2(N-1)/N of a block, as hierarchical. Slice-major order. Needs NVLS switches linked
+//     to exactly the ranks of each domain (config checks).
+Schedule allreduce_hierarchical_nvls(const CollParams& p, int domain_size);
+// True for the algorithms that reduce or multicast in NVLS switches (nvls,
+// hierarchical_nvls): they need NVLS switches and `auto` never picks them.
+inline bool uses_nvls_switches(const std::string& algorithm) {
+  return algorithm == "nvls" || algorithm == "hierarchical_nvls";
+}
 
 // Per-channel ring orders for a ring all-reduce on `ranks` = N domains x L ranks
 // (L = domain_size) whose inter-domain links join equal local indices only (rails: local
@@ -261,7 +292,8 @@ enum class Algorithm : uint8_t {
   kDirect,
   kPairwise,
   kHierarchical,
-  kNvls
+  kNvls,
+  kHierarchicalNvls
 };
 
 struct AlgoInfo {

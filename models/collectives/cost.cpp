@@ -13,32 +13,40 @@
 namespace fabricsim::coll {
 
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
-                       int channels, uint32_t elem_bytes, int root, const FabricCosts& f) {
+                       int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
+                       int slices) {
   const int n = f.ranks;
   AlgoCost cost;
   if (n <= 1) return cost;
   CollParams p;
   p.ranks = n;
-  p.count = 8ull * static_cast<uint64_t>(channels) * static_cast<uint64_t>(n);
+  p.count = 8ull * static_cast<uint64_t>(channels) * static_cast<uint64_t>(n) *
+            static_cast<uint64_t>(std::max(slices, 1));
   p.elem_bytes = elem_bytes;
   p.channels = channels;
   p.chunk_bytes = 1ull << 50;  // one piece per message
   p.root = root;
+  p.slices = slices;
   const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
 
   // Bandwidth: bytes per (rank, group) over the group's rate; the groups of a rank run in
-  // parallel (max), except in hierarchical, whose groups serve its phases in turn (sum).
-  const bool phased = algorithm == "hierarchical";
+  // parallel (max), except in hierarchical, whose groups serve its phases in turn (sum),
+  // or with slices as a pipeline (max plus 1/slices of the rest).
+  const bool phased = algorithm == "hierarchical" || algorithm == "hierarchical_nvls";
   double worst = 0;
   for (int r = 0; r < n; ++r) {
     std::map<int, double> bytes;
     for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops)
       if (op.kind == OpKind::kSend)
         bytes[f.path(r, op.peer).group] += static_cast<double>(op.count) * elem_bytes;
-    double rank_time = 0;
-    for (const auto& [g, b] : bytes)
-      rank_time = phased ? rank_time + b / f.group_Bps(r, g) : std::max(rank_time, b / f.group_Bps(r, g));
+    double sum = 0, most = 0;
+    for (const auto& [g, b] : bytes) {
+      const double t = b / f.group_Bps(r, g);
+      sum += t;
+      most = std::max(most, t);
+    }
+    const double rank_time = !phased ? most : most + (sum - most) / std::max(slices, 1);
     worst = std::max(worst, rank_time);
   }
   cost.s_per_byte = worst / ref_bytes;

@@ -128,7 +128,8 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
     case coll::OpKind::kNvlsStore: {
       if (functional()) {
         const auto& buf = data_[rank];
-        for (size_t q = 0; q < ranks_.size(); ++q)
+        const int first = coll::nvls_group_first(sched_, rank);
+        for (int q = first; q < first + coll::nvls_group_size(sched_); ++q)
           in_flight_data_[MatchKey{uint32_t(rank), uint32_t(q), op.tag}] =
               std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + op.count);
       }
@@ -227,8 +228,9 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
     // The switches summed every rank's copy of the range (read when the reads arrived;
     // no rank writes that range before this reduction completes).
     std::vector<double> sum(op.count, 0.0);
-    for (const auto& buf : data_)
-      for (size_t i = 0; i < op.count; ++i) sum[i] += buf[op.offset + i];
+    const int first = coll::nvls_group_first(sched_, rank);
+    for (int q = first; q < first + coll::nvls_group_size(sched_); ++q)
+      for (size_t i = 0; i < op.count; ++i) sum[i] += data_[size_t(q)][op.offset + i];
     std::copy(sum.begin(), sum.end(), data_[rank].begin() + op.offset);
   }
   if (op.kind == coll::OpKind::kRecv && functional()) {

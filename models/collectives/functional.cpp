@@ -69,6 +69,9 @@ FunctionalResult run_functional(const Schedule& s,
 
   // Global op ids: base[r] + index. Checks every op is safe to execute.
   const std::size_t nranks = static_cast<std::size_t>(s.ranks);
+  if (s.nvls_group < 0 || (s.nvls_group > 0 && s.ranks % s.nvls_group != 0))
+    fail(s, "nvls_group " + std::to_string(s.nvls_group) + " does not divide ranks " +
+                std::to_string(s.ranks));
   std::vector<std::size_t> base(nranks + 1, 0);
   for (std::size_t r = 0; r < nranks; ++r) base[r + 1] = base[r] + s.programs[r].ops.size();
   const std::size_t total = base[nranks];
@@ -164,18 +167,22 @@ FunctionalResult run_functional(const Schedule& s,
         break;
       case OpKind::kNvlsReduce: {
         // The switch reads every rank's copy of the range as it is now and sums it.
+        // (Its group's copies: the ranks of its domain.)
+        const std::size_t first = static_cast<std::size_t>(nvls_group_first(s, rank));
+        const std::size_t size = static_cast<std::size_t>(nvls_group_size(s));
         std::vector<double> sum(op.count, 0.0);
-        for (std::size_t q = 0; q < nranks; ++q)
+        for (std::size_t q = first; q < first + size; ++q)
           for (std::size_t k = 0; k < op.count; ++k)
             sum[k] += res.buffers[q][op.offset + k];
         std::copy(sum.begin(), sum.end(), range_begin());
-        res.elements_moved += op.count * nranks;
+        res.elements_moved += op.count * size;
         complete(g);
         break;
       }
       case OpKind::kNvlsStore: {
         const auto first = range_begin();
-        for (int q = 0; q < s.ranks; ++q) {
+        const int group = nvls_group_first(s, rank);
+        for (int q = group; q < group + nvls_group_size(s); ++q) {
           const MsgKey key{rank, q, op.tag};
           if (!sent.insert(key).second)
             fail(s, describe_g(g) + ": a message with this (sender, receiver, tag) was " +

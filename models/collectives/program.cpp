@@ -81,6 +81,9 @@ void validate(const Schedule& s) {
     fail(s, "has " + std::to_string(s.programs.size()) + " programs for " +
                 std::to_string(s.ranks) + " ranks (need one per rank)");
 
+  if (s.nvls_group < 0 || (s.nvls_group > 0 && s.ranks % s.nvls_group != 0))
+    fail(s, "nvls_group = " + std::to_string(s.nvls_group) + " does not divide ranks " +
+                std::to_string(s.ranks));
   std::vector<MsgEnd> ends;
   for (int r = 0; r < s.ranks; ++r) {
     const std::vector<Op>& ops = s.programs[static_cast<std::size_t>(r)].ops;
@@ -108,7 +111,8 @@ void validate(const Schedule& s) {
           continue;
         case OpKind::kNvlsStore:
           check_range();
-          for (int q = 0; q < s.ranks; ++q) {
+          for (int q = nvls_group_first(s, r); q < nvls_group_first(s, r) + nvls_group_size(s);
+               ++q) {
             MsgEnd e;
             e.is_send = true;
             e.multicast = true;

@@ -17,13 +17,14 @@ enum class OpKind : uint8_t {
              // one rank run one at a time, in the order they become ready
   kDelay,    // complete `duration_ps` after it starts, occupying nothing (0: a join point
              // that completes with its deps; e.g. a per-collective launch cost on a stream)
-  // In-switch collectives (NVLS; every rank of the schedule is in the switch's group):
-  kNvlsReduce,  // [offset, offset+count) of this rank := the sum over all ranks of that
+  // In-switch collectives (NVLS). A rank's NVLS group is the ranks of its domain
+  // (Schedule::nvls_group), the ranks linked to the same NVLS switches:
+  kNvlsReduce,  // [offset, offset+count) of this rank := the sum over its group of that
                 // range, reduced by the switches (multimem.ld_reduce); completes when the
                 // result has arrived
-  kNvlsStore,   // multicast [offset, offset+count) to every rank, this one included
-                // (multimem.st); each rank (also the sender) receives it with a kRecv
-                // whose peer is the sender and tag is `tag`; completes when sent
+  kNvlsStore,   // multicast [offset, offset+count) to every rank of its group, this one
+                // included (multimem.st); each of them (also the sender) receives it with
+                // a kRecv whose peer is the sender and tag is `tag`; completes when sent
 };
 
 enum class RecvMode : uint8_t { kCopy, kReduceSum };
@@ -49,7 +50,18 @@ struct Schedule {
   int ranks = 0;
   uint64_t count = 0;              // elements per rank buffer
   std::vector<Program> programs;   // size == ranks
+  // NVLS group size G: rank r's group is the G ranks (r / G) * G .. (r / G) * G + G - 1
+  // (a two-level system's domain); 0 = every rank. Must divide ranks.
+  int nvls_group = 0;
 };
+
+// First rank and size of rank r's NVLS group in `s`.
+inline int nvls_group_first(const Schedule& s, int r) {
+  return s.nvls_group > 0 ? (r / s.nvls_group) * s.nvls_group : 0;
+}
+inline int nvls_group_size(const Schedule& s) {
+  return s.nvls_group > 0 ? s.nvls_group : s.ranks;
+}
 
 // Checks structural invariants: one program per rank; deps point to earlier ops of the
 // same rank; kSend/kRecv peers in [0, ranks) and != self; [offset, offset+count) within

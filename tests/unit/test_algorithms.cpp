@@ -195,10 +195,12 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
             break;
           }
           case Algorithm::kHierarchical: {
-            // Reduce-scatter ring inside every domain, ring all-reduce of block l across
-            // the domains among local index l, all-gather ring inside.
+            // Per slice of the channel: reduce-scatter ring inside every domain, ring
+            // all-reduce of block l across the domains among local index l, all-gather
+            // ring inside.
             const int L = domain == 0 ? n : domain, N = n / L;
-            const auto b = split_even(cc, L);
+            for (uint64_t sc : split_even(cc, p.slices)) {
+            const auto b = split_even(sc, L);
             for (int k = 0; k < N; ++k)
               for (int l = 0; l < L; ++l) {
                 const int r = k * L + l, next = k * L + (l + 1) % L;
@@ -208,6 +210,7 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
                   add(r, ((k + 1) % N) * L + l, sb[at(mod(k - t, N))]);
                 for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - s, L))]);
               }
+            }
             break;
           }
           default:
@@ -291,9 +294,16 @@ std::string describe(const TrafficMap& m) {
 uint64_t step_field(uint64_t tag) { return tag >> 32; }
 uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 
-::testing::AssertionResult check_deps(const AlgoInfo& a, const Schedule& s) {
+::testing::AssertionResult check_deps(const AlgoInfo& a, const Schedule& s, int slices = 1,
+                                      int domain = 0) {
   const bool lockstep = a.algorithm == Algorithm::kPairwise;
   const bool window = a.algorithm == Algorithm::kTree;
+  // Hierarchical with slices: the first-step sends of slice i >= 1 also depend on every
+  // recv of this rank in the last phase-1 step of slice i-1 (same channel).
+  const bool slice_window = a.algorithm == Algorithm::kHierarchical && slices > 1;
+  const int hL = domain == 0 ? s.ranks : domain;
+  const uint64_t per_slice =
+      2 * static_cast<uint64_t>(hL - 1) + 2 * static_cast<uint64_t>(s.ranks / hL - 1);
   for (int r = 0; r < s.ranks; ++r) {
     const auto& ops = s.programs[at(r)].ops;
     std::vector<std::vector<uint32_t>> writers(s.count);
@@ -316,6 +326,22 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
       const std::set<uint32_t> got(op.deps.begin(), op.deps.end());
       if (got.size() != op.deps.size())
         return ::testing::AssertionFailure() << describe_op(r, i, op) << ": duplicate deps";
+      if (slice_window) {
+        const uint64_t hi = step_field(op.tag);
+        const uint64_t step = hi % (per_slice * static_cast<uint64_t>(slices));
+        std::set<uint32_t> window_recvs;
+        if (hL > 1 && step % per_slice == 0 && step >= per_slice)
+          for (std::size_t k = 0; k < i; ++k)
+            if (ops[k].kind == OpKind::kRecv &&
+                step_field(ops[k].tag) == hi - per_slice + static_cast<uint64_t>(hL - 2))
+              window_recvs.insert(static_cast<uint32_t>(k));
+        want.insert(window_recvs.begin(), window_recvs.end());
+        if (got != want)
+          return ::testing::AssertionFailure() << describe_op(r, i, op) << ": " << got.size()
+                                               << " deps, rule and slice window give "
+                                               << want.size();
+        continue;
+      }
       if (window) {
         // The rule's deps plus, for an up send of piece j >= 8, the down recv of piece
         // j-8 of the same channel and tree (step 2t+1 for up step 2t).
@@ -366,13 +392,14 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 // Tags and program order.
 
 // Step slots S of each algorithm (algorithms.h).
-uint64_t step_slots(const AlgoInfo& a, int n, int domain) {
+uint64_t step_slots(const AlgoInfo& a, int n, int domain, int slices = 1) {
   switch (a.collective) {
     case Collective::kAllReduce:
       switch (a.algorithm) {
         case Algorithm::kHierarchical: {
           const int L = domain == 0 ? n : domain;
-          return 2ull * static_cast<uint64_t>(L - 1) + 2ull * static_cast<uint64_t>(n / L - 1);
+          return (2ull * static_cast<uint64_t>(L - 1) + 2ull * static_cast<uint64_t>(n / L - 1)) *
+                 static_cast<uint64_t>(slices);
         }
         case Algorithm::kRing:
           return 2ull * static_cast<uint64_t>(n);
@@ -398,7 +425,7 @@ uint64_t step_slots(const AlgoInfo& a, int n, int domain) {
 
 ::testing::AssertionResult check_tags_and_order(const AlgoInfo& a, const CollParams& p,
                                                 const Schedule& s, int domain) {
-  const uint64_t slots = std::max<uint64_t>(1, step_slots(a, p.ranks, domain));
+  const uint64_t slots = std::max<uint64_t>(1, step_slots(a, p.ranks, domain, p.slices));
   const bool piece_major =
       a.algorithm == Algorithm::kTree || a.collective == Collective::kBroadcast ||
       a.collective == Collective::kReduce || a.collective == Collective::kSendRecv;
@@ -485,7 +512,7 @@ void check_config(const AlgoInfo& a, const CollParams& p, bool check_dep_rule, i
   EXPECT_EQ(res.elements_moved, elems);
 
   if (check_dep_rule) {
-    EXPECT_TRUE(check_deps(a, s));
+    EXPECT_TRUE(check_deps(a, s, p.slices, domain));
   }
   EXPECT_TRUE(check_tags_and_order(a, p, s, domain));
 }
@@ -584,8 +611,9 @@ TEST_P(AlgorithmSweep, ExactResultsTrafficDepsOrder) {
   configs.push_back({big, 2, true});
 
   for (const AlgoInfo& a : algorithm_table()) {
-    // NVLS schedules use multicast and in-switch reduction ops: tested in NvlsSweep.
-    if (a.algorithm == Algorithm::kNvls) continue;
+    // NVLS schedules use multicast and in-switch reduction ops: tested in NvlsSweep and
+    // HierarchicalNvlsSplits (test_nvls_schedule.cpp).
+    if (a.algorithm == Algorithm::kNvls || a.algorithm == Algorithm::kHierarchicalNvls) continue;
     for (const Config& cfg : configs) {
       const uint32_t elem_bytes = cfg.channels == 1 ? 4 : 8;
       // Several pieces: about 2 per block of a channel (more where blocks are larger, as
@@ -892,14 +920,14 @@ TEST(Generators, DroppedDepGivesWrongResult) {
 TEST(AlgorithmTable, NamesAndDispatch) {
   EXPECT_EQ(algorithms_for("all_reduce"),
             (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "hierarchical",
-                                      "nvls"}));
+                                      "hierarchical_nvls", "nvls"}));
   EXPECT_EQ(algorithms_for("reduce_scatter"), (std::vector<std::string>{"ring", "nvls"}));
   EXPECT_EQ(algorithms_for("all_gather"), (std::vector<std::string>{"ring", "nvls"}));
   EXPECT_EQ(algorithms_for("broadcast"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("reduce"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("alltoall"), (std::vector<std::string>{"pairwise", "direct"}));
   EXPECT_EQ(algorithms_for("sendrecv"), (std::vector<std::string>{"direct"}));
-  EXPECT_EQ(algorithm_table().size(), 15u);
+  EXPECT_EQ(algorithm_table().size(), 16u);
   std::set<std::pair<std::string, std::string>> seen;
   for (const AlgoInfo& a : algorithm_table()) {
     EXPECT_TRUE(seen.insert({a.collective_name, a.name}).second);
@@ -917,7 +945,7 @@ TEST(AlgorithmTable, NamesAndDispatch) {
         make_schedule("all_reduce", "nvlsx", CollParams{2, 4, 4, 1, 8, 0});
       },
       "unknown algorithm 'nvlsx' for collective 'all_reduce' (known: "
-      "ring, tree, halving_doubling, direct, hierarchical, nvls)"));
+      "ring, tree, halving_doubling, direct, hierarchical, hierarchical_nvls, nvls)"));
   EXPECT_TRUE(throws_internal(
       [] {
         make_schedule("gather", "ring", CollParams{2, 4, 4, 1, 8, 0});
@@ -1003,15 +1031,17 @@ TEST_P(HierarchicalSplits, ExactResultsTrafficDepsOrder) {
     if (n % L != 0) continue;
     for (uint64_t count : std::set<uint64_t>{0, 1, un - 1, un, 7 * un + 3, 2049})
       for (int channels : {1, 2})
+        for (int slices : {1, 3})
         for (bool several : {false, true}) {
           const uint32_t elem_bytes = 4;
           const uint64_t piece =
               ceil_div(std::max<uint64_t>(count, 1), 2 * un * static_cast<uint64_t>(channels));
           const uint64_t chunk_bytes = several ? piece * elem_bytes + 2 : uint64_t{1} << 40;
-          const CollParams p{n, count, elem_bytes, channels, chunk_bytes, 0};
+          const CollParams p{n, count, elem_bytes, channels, chunk_bytes, 0, slices};
           SCOPED_TRACE("ranks=" + std::to_string(n) + " domain=" + std::to_string(L) +
                        " count=" + std::to_string(count) + " channels=" +
-                       std::to_string(channels) + " chunk_elems=" + std::to_string(chunk_elems(p)));
+                       std::to_string(channels) + " slices=" + std::to_string(slices) +
+                       " chunk_elems=" + std::to_string(chunk_elems(p)));
           check_config(a, p, /*check_dep_rule=*/count < 2049, L);
           if (::testing::Test::HasFailure()) return;
         }
