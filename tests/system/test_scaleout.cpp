@@ -70,7 +70,7 @@ TEST(TwoNodeIb, RingAllReduceBusBwPerNicMatchesPublished) {
   EXPECT_EQ(r["stats"]["spine0.port[0]"]["tx_payload_bytes"].get<uint64_t>(), 0u);
 }
 
-// Acceptance 4 of the collectives issue, small side: on 16 nodes x 8 GPUs (128 ranks) a
+// Acceptance 3 of the collectives issue, small side: on 16 nodes x 8 GPUs (128 ranks) a
 // 1 KiB all-reduce is latency-bound; the ring's 2(n-1) = 254 dependent steps each cost a
 // fence+flag round over InfiniBand (~1.2 us), while halving-doubling has 14 and the
 // double binary tree 2 x 7. Margin: both at least 3x faster than the ring (the model
@@ -96,7 +96,7 @@ TEST(SixteenNodeIb, SmallMessagesTreeAndHalvingDoublingBeatRingAndAutoAvoidsRing
   EXPECT_LE(t["auto"], std::min({t["ring"], t["tree"], t["halving_doubling"]}) * 1.02);
 }
 
-// Acceptance 4, large side, and acceptance 3 (hierarchical beats the flat ring on the
+// Acceptance 3, large side, and acceptance 4 (hierarchical beats the flat ring on the
 // two-level system): at 32 MiB (4 channels) the ring's busiest NIC carries 2(n-1)/n x S/4
 // while halving-doubling and the tree push most of the vector through every GPU's single
 // NIC (model: 26.5 and 33.1 GB/s of algbw against the ring's 100), so the ring wins by
@@ -122,6 +122,19 @@ TEST(SixteenNodeIb, LargeMessagesRingBeatsTreeAndHalvingDoublingAutoPicksHierarc
   EXPECT_LT(t["ring"] * 1.3, t["halving_doubling"]);
   EXPECT_EQ(auto_pick, "hierarchical");
   EXPECT_LT(t["auto"] * 1.1, t["ring"]);
+  // Slices: with one slice (auto's pick) the ring reduce-scatter hands a node's block to
+  // the NICs only in its last step, so the phases run nearly in turn; 4 slices pipeline
+  // them (docs/collectives.md, "Slices"). Measured 255.37 us against 360.87 (one slice)
+  // and the ring's 459.14; the test asks for 20% over one slice.
+  const json r = run_ok(cat({"run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
+                             "workload.algorithm=hierarchical", "--set", "workload.slices=4",
+                             "--set", "workload.channels=4"},
+                            sizes("32MiB", "32MiB")),
+                        "large_sliced");
+  ASSERT_FALSE(r.is_null());
+  const double sliced = row_of(r, S)["time_us"].get<double>();
+  RecordProperty("hierarchical_4_slices_us", std::to_string(sliced));
+  EXPECT_LT(sliced * 1.2, t["auto"]);
 }
 
 // Acceptance 4 on two nodes: NVLS inside each node, rail rings across (NCCL's multi-node
@@ -158,31 +171,6 @@ TEST(TwoNodeIb, HierarchicalNvlsBeatsAnyFlatRingForLargeMessages) {
       EXPECT_GE(nic, double(S) / 8) << node << "/" << g;
       EXPECT_LE(nic, double(S) / 8 * 1.01) << node << "/" << g;
     }
-}
-
-// Acceptance 4 on 16 nodes (128 ranks), 64 MiB, 8 channels. With one slice the ring
-// reduce-scatter hands a node's block to the NICs only in its last step, so hierarchical
-// runs its phases almost in turn (603.65 us against the ring's 506.44); slices pipeline
-// them (docs/collectives.md, "Hierarchical"). Measured: ring 506.44 us, hierarchical with
-// 8 slices 419.43, hierarchical_nvls with 4 slices 357.01. The test asks each to beat the
-// flat ring by 10%, and slicing to gain 20% over one slice.
-TEST(SixteenNodeIb, SlicedHierarchicalAndHierarchicalNvlsBeatFlatRing) {
-  const uint64_t S = 64ull << 20;
-  std::map<std::string, double> t;
-  const std::vector<std::pair<std::string, std::string>> runs{
-      {"ring", "1"}, {"hierarchical", "1"}, {"hierarchical", "8"}, {"hierarchical_nvls", "4"}};
-  for (const auto& [algo, slices] : runs) {
-    std::vector<std::string> args{"run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet",
-                                  "--set", "workload.algorithm=" + algo};
-    if (algo != "ring") args = cat(args, {"--set", "workload.slices=" + slices});
-    const json r = run_ok(cat(args, sizes("64MiB", "64MiB")), "sliced_" + algo + slices);
-    ASSERT_FALSE(r.is_null());
-    t[algo + slices] = row_of(r, S)["time_us"].get<double>();
-    RecordProperty(algo + "_" + slices + "_us", std::to_string(t[algo + slices]));
-  }
-  EXPECT_LT(t["hierarchical8"] * 1.2, t["hierarchical1"]);
-  EXPECT_LT(t["hierarchical8"] * 1.1, t["ring1"]);
-  EXPECT_LT(t["hierarchical_nvls4"] * 1.1, t["ring1"]);
 }
 
 // Acceptance 2 of the collectives issue: on an uncontended fabric every algorithm's
