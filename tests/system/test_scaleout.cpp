@@ -147,8 +147,9 @@ TEST(SixteenNodeIb, LargeMessagesRingBeatsTreeAndHalvingDoublingAutoPicksHierarc
 // slices (with one, a node's results come out of the cross-node ring only at the end of
 // its NVLS reductions, and it reaches 418 GB/s; docs/collectives.md). The test asks for
 // 15% above the flat ring's ceiling, and checks the mechanism: every NIC moved S/8 of
-// payload (+1% for flags and acks). The NVLS read answers are split over a GPU's 18 links
-// (~29 KiB each), below the config's 512 KiB aggregation threshold: per packet this run
+// payload (+1% for flags and acks). With the config's 16 channels and 4 slices every
+// message is 256 KiB (S / 16 / 4 / 8 blocks / 2 sub-blocks), below its 512 KiB
+// aggregation threshold (simulation.aggregate_min_message): per packet this run
 // takes ~160 s (988.79 us, busbw 509.03); aggregated from 16 KiB, 1.2 s (1008.48 us).
 TEST(TwoNodeIb, HierarchicalNvlsBeatsAnyFlatRingForLargeMessages) {
   const uint64_t S = 256ull << 20;
