@@ -62,6 +62,16 @@ TEST(ScheduleCost, TwoLevelHierarchicalAndRailRing) {
   EXPECT_DOUBLE_EQ(c.latency_s, 10.0 + 40.0);
 }
 
+TEST(ScheduleCost, SlicedHierarchicalIsAPipeline) {
+  const FabricCosts f = two_level(8, 4, 1.0, 4.0, 10.0, 1.0);
+  // 4 slices: the busiest group (inside, 0.375 s/B) plus a quarter of the other (0.25).
+  const AlgoCost c = schedule_cost("all_reduce", "hierarchical", 1, 4, 0, f, 4);
+  EXPECT_DOUBLE_EQ(c.s_per_byte, 0.375 + 0.25 / 4);
+  // Longest chain: the slice window chains the four slices' 3-hop phase 1 (4 x 3), then
+  // the last slice crosses (2 x 10) and gathers (3 x 1).
+  EXPECT_DOUBLE_EQ(c.latency_s, 12.0 + 20.0 + 3.0);
+}
+
 TEST(ScheduleCost, OneRankCostsNothing) {
   const AlgoCost c = schedule_cost("all_reduce", "ring", 1, 4, 0, two_level(1, 0, 1, 1, 1, 1));
   EXPECT_EQ(c.latency_s, 0.0);
