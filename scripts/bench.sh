@@ -15,6 +15,9 @@
 #           every 512 KiB chunk; acks and flags per packet), one 1 GiB: ~2 s
 #   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps; rows up to 32 MiB
 #           per-packet, 64 MiB and up aggregated): ~35 s
+#   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 10.1M
+#           packet-hops over 72 GPUs x 18 links, ~12 s (the per-hop cost of a large fabric,
+#           whose packets in flight do not fit the caches)
 # --quick skips pp1g. --only CASE runs just the named case(s). Times are for one AMD
 # EPYC (Zen 3) core; see docs/performance.md for recorded figures.
 # Targets (issue "Foundation"): full sweep <= 60 s wall on one core; per-packet
@@ -30,13 +33,13 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
     --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
 for c in "${only[@]+"${only[@]}"}"; do
-  case "$c" in pp64m|pp1g|agg1g|sweep) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep)" >&2; exit 2 ;; esac
+  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m)" >&2; exit 2 ;; esac
 done
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -141,6 +144,12 @@ fi
 if selected sweep; then
   run_case sweep "full sweep as shipped (1 MiB..8 GiB)"
 fi
+if selected nvl4m; then
+  CONFIG=configs/gb200_nvl72.yaml
+  run_case nvl4m "GB200 NVL72 per-packet, 4 MiB ring all-reduce" "${PP[@]}" \
+    --set workload.min_bytes=4MiB --set workload.max_bytes=4MiB
+  CONFIG=configs/dgx_h100.yaml
+fi
 
 echo
 echo "summary:"
@@ -149,7 +158,7 @@ echo "targets:"
 if [ -n "${res_sweep_wall:-}" ]; then
   awk -v w="$res_sweep_wall" 'BEGIN{printf "  full sweep <= 60 s wall on one core: %.2f s (%s)\n", w, (w <= 60 ? "met" : "NOT met")}'
 fi
-for c in pp1g pp64m; do
+for c in pp1g pp64m nvl4m; do
   v=$(eval echo "\${res_${c}_thps:-}")
   [ -n "$v" ] || continue
   awk -v v="$v" -v c="$c" 'BEGIN{printf "  per-packet >= 2M transaction-hops/s (%s): %.2f M/s (%s)\n", c, v, (v >= 2 ? "met" : sprintf("NOT met: %.0f%% short", (1 - v / 2) * 100))}'

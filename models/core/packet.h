@@ -45,39 +45,44 @@ inline bool is_nvls_switch_bound(PacketKind k) {
 
 class PacketPool;
 
-class Packet {
+// Layout: the fields every hop reads or writes (ports, switch routing, credits) fill the
+// first 64-byte cache line; the rest (message identity for the endpoints, NVLS requests)
+// the second. A large fabric keeps ~10^5-10^6 packets in flight, far more than the caches
+// hold, so a hop's cost is mostly the cache lines of its packet (docs/performance.md).
+class alignas(64) Packet {
  public:
-  // --- identity (set once by the source) ---
+  // --- per-hop state (rewritten by every port that sends it) ---
+  uint64_t head_ps = 0;        // absolute time its first packet is fully present here
+  uint64_t tail_ps = 0;        // absolute time its last packet is fully present here
+  // --- identity used on every hop (set once by the source) ---
   uint32_t src = 0;            // source endpoint id
   uint32_t dst = 0;            // destination endpoint id
-  uint64_t msg_id = 0;         // globally unique message id
-  uint64_t msg_bytes = 0;      // payload bytes of the whole message
-  uint64_t offset = 0;         // byte offset of this transaction's first payload byte
-  uint64_t seq = 0;            // per-source transaction sequence number
-  uint64_t tag = 0;            // collective tag (matches a send with a receive)
   uint32_t payload_bytes = 0;  // payload bytes carried, summed over its packets
   uint32_t packet_payload = 0; // payload bytes of each full packet (the last may be shorter)
   uint32_t npackets = 0;       // protocol packets in this transaction
+  uint32_t link_bytes = 0;     // per hop: wire bytes on the link it last crossed (= credits
+                               // it holds)
+  uint32_t hops = 0;           // per hop: links crossed so far
+  int32_t route_port = -1;     // per hop: egress port chosen by the switch it is in
   PacketKind kind = PacketKind::kData;
   uint8_t vc = 0;              // virtual channel (credit class)
   uint8_t tc = 0;              // traffic class
   bool ecn = false;            // congestion experienced (Ethernet/UEC)
   bool trimmed = false;        // payload cut by a congested switch (UEC)
   uint16_t entropy = 0;        // spraying / ECMP selector
+  // --- second cache line: the message, for the endpoints ---
+  uint64_t msg_id = 0;         // globally unique message id
+  uint64_t msg_bytes = 0;      // payload bytes of the whole message
+  uint64_t offset = 0;         // byte offset of this transaction's first payload byte
+  uint64_t seq = 0;            // per-source transaction sequence number
+  uint64_t tag = 0;            // collective tag (matches a send with a receive)
+  uint64_t inject_ps = 0;      // time the source handed it to its first port
   uint32_t read_bytes = 0;     // kReadReq: bytes the requester asks for
   // NVLS requests and reads carry no payload (payload_bytes = packet_payload = 0, so
   // they are framed as header-only packets); they name the data they ask for:
   uint32_t req_bytes = 0;          // payload bytes requested
   uint32_t req_packet_payload = 0; // payload per packet of the response
   uint32_t ctx = 0;                // the switch's reduction context (kNvlsRead/kNvlsResp)
-
-  // --- per-hop state (rewritten by every port that sends it) ---
-  uint32_t link_bytes = 0;     // wire bytes on the link it last crossed (= credits it holds)
-  uint64_t head_ps = 0;        // absolute time its first packet is fully present here
-  uint64_t tail_ps = 0;        // absolute time its last packet is fully present here
-  uint64_t inject_ps = 0;      // time the source handed it to its first port
-  uint32_t hops = 0;           // links crossed so far
-  int32_t route_port = -1;     // egress port chosen by the switch it is in
 
   uint32_t last_packet_payload() const {
     uint32_t rem = payload_bytes - (npackets - 1) * packet_payload;
@@ -88,6 +93,8 @@ class Packet {
   friend class PacketPool;
   Packet* next_free_ = nullptr;
 };
+
+static_assert(sizeof(Packet) == 128, "Packet: two cache lines (see the layout note)");
 
 // Packets are preallocated in slabs and recycled: no heap allocation per packet in steady
 // state. The pool counts outstanding packets; tests assert it is zero when a run ends.
