@@ -151,10 +151,17 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           cp.chunk_bytes = w.chunk_bytes;
                           cp.root = w.root;
                           cp.slices = w.slices;
-                          const std::string name =
-                              is_auto ? chooser.names[chooser.pick(double(count) * w.elem_bytes)]
-                                      : w.algorithm;
-                          return coll::make_schedule(w.collective, name, cp, spec.domain_size);
+                          if (!is_auto)
+                            return coll::make_schedule(w.collective, w.algorithm, cp,
+                                                       spec.domain_size);
+                          // auto: the cheapest candidate, its slices, and its label in
+                          // the row ("hierarchical/4").
+                          const size_t c = chooser.pick(double(count) * w.elem_bytes);
+                          cp.slices = chooser.slices[c];
+                          coll::Schedule s = coll::make_schedule(w.collective, chooser.names[c],
+                                                                 cp, spec.domain_size);
+                          s.algorithm = chooser.label(c);
+                          return s;
                         },
                         spec.functional ? &algo : nullptr, w.root);
   sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);

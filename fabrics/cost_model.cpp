@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "fabrics/topology.h"
 #include "models/collectives/algorithms.h"
@@ -76,10 +78,14 @@ size_t AutoChooser::pick(double bytes) const {
   return best;
 }
 
+std::string AutoChooser::label(size_t i) const {
+  return slices[i] > 1 ? names[i] + "/" + std::to_string(slices[i]) : names[i];
+}
+
 nlohmann::json AutoChooser::to_json() const {
   nlohmann::json j = nlohmann::json::object();
   for (size_t i = 0; i < names.size(); ++i)
-    j[names[i]] = {{"latency_us", costs[i].latency_s * 1e6},
+    j[label(i)] = {{"latency_us", costs[i].latency_s * 1e6},
                    {"GBps", costs[i].s_per_byte > 0 ? 1e-9 / costs[i].s_per_byte : 0.0}};
   return j;
 }
@@ -91,12 +97,15 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
   for (const std::string& name : coll::algorithms_for(w.collective)) {
     // In-switch algorithms need NVLS switches and have no cost model here: never chosen.
     if (coll::uses_nvls_switches(name)) continue;
-    a.names.push_back(name);
     // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
     const int channels = name == "ring" ? w.channels : 1;
-    a.costs.push_back(
-        coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, w.slices));
+    for (int m : name == "hierarchical" ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1}) {
+      a.names.push_back(name);
+      a.slices.push_back(m);
+      a.costs.push_back(
+          coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, m));
+    }
   }
   return a;
 }

@@ -19,13 +19,17 @@ namespace fabricsim {
 // efficiency at the link's packet_payload.
 coll::FabricCosts fabric_costs(const SystemSpec& spec);
 
-// The auto choice: candidate costs and the pick per size.
+// The auto choice: candidate costs and the pick per size. A candidate is an algorithm
+// and, for hierarchical, a number of slices (1, 2, 4 or 8: auto chooses the pipelining
+// across levels too); its label is the name, with "/M" for M > 1 slices.
 struct AutoChooser {
   std::vector<std::string> names;
+  std::vector<int> slices;  // CollParams::slices per candidate
   std::vector<coll::AlgoCost> costs;
-  // Index into names of the cheapest algorithm for `bytes` (first one on ties).
+  // Index of the cheapest candidate for `bytes` (first one on ties).
   size_t pick(double bytes) const;
-  nlohmann::json to_json() const;  // per candidate: latency_us, GBps (1 / s_per_byte)
+  std::string label(size_t i) const;
+  nlohmann::json to_json() const;  // per candidate label: latency_us, GBps (1 / s_per_byte)
 };
 AutoChooser make_auto_chooser(const SystemSpec& spec);
 

@@ -303,9 +303,10 @@ std::vector<TypeEntry> build() {
       P("chunk_bytes", Kind::kBytes, "512KiB", "bytes",
         "Pipelining granularity: messages are cut into pieces of this size.", 1),
       P("slices", Kind::kInt, "1", "",
-        "all_reduce hierarchical (and auto's cost of it) only: every channel's data is cut "
+        "all_reduce hierarchical and hierarchical_nvls only: every channel's data is cut "
         "into this many slices that run the three phases as a pipeline, so the domain links "
-        "and the NICs work at the same time (docs/collectives.md). 1: phases in turn.",
+        "and the NICs work at the same time (docs/collectives.md). 1: phases in turn. "
+        "auto chooses 1, 2, 4 or 8 itself (its row shows hierarchical/M).",
         1, 64),
       E("sync", {"data", "fence_flag"}, "data",
         "How a receiver learns a chunk is complete. data: when its last byte arrives "

@@ -739,9 +739,13 @@ class Loader {
     ws.sync.ack_bytes = p.bytes("ack_bytes");
     ws.sync.flag_bytes = p.bytes("flag_bytes");
     ws.sync.launch_latency_ps = p.time_ps("launch_latency");
+    if (ws.slices > 1 && ws.algorithm == "auto")
+      p.fail("slices",
+             "slices " + std::to_string(ws.slices) + " with algorithm auto: auto chooses the "
+                 "slices itself (1, 2, 4 or 8 for hierarchical, from its cost model)",
+             "remove slices, or name the algorithm (e.g. algorithm: hierarchical)");
     if (ws.slices > 1 && !(ws.collective == "all_reduce" &&
-                           (ws.algorithm == "hierarchical" || ws.algorithm == "hierarchical_nvls" ||
-                            ws.algorithm == "auto")))
+                           (ws.algorithm == "hierarchical" || ws.algorithm == "hierarchical_nvls")))
       p.fail("slices",
              "slices " + std::to_string(ws.slices) + " pipelines the levels of the hierarchical "
                  "all-reduce; " + ws.collective + " " + ws.algorithm + " has no levels to overlap",
