@@ -584,34 +584,55 @@ Schedule allreduce_direct(const CollParams& p) {
   return sched;
 }
 
+namespace {
+
+// The two-level layout shared by hierarchical and hierarchical_nvls (algorithms.h): checks
+// domain_size and slices; blk[c][i][b] is domain block b of slice i of channel c and
+// sub[c][i][b][k] its sub-block k.
+struct TwoLevelLayout {
+  int L = 0, N = 0;
+  std::vector<std::vector<std::vector<Range>>> blk;
+  std::vector<std::vector<std::vector<std::vector<Range>>>> sub;
+};
+
+TwoLevelLayout two_level_layout(const char* who, const CollParams& p, int domain_size) {
+  const int n = p.ranks;
+  TwoLevelLayout t;
+  t.L = domain_size == 0 ? n : domain_size;
+  if (t.L < 1 || n % t.L != 0)
+    bad_param(who, "domain_size " + std::to_string(domain_size) + " does not divide ranks " +
+                       std::to_string(n));
+  if (p.slices < 1) bad_param(who, "slices must be >= 1 (got " + std::to_string(p.slices) + ")");
+  t.N = n / t.L;
+  for (const Range& ch : split_range(Range{0, p.count}, p.channels)) {
+    t.blk.emplace_back();
+    t.sub.emplace_back();
+    for (const Range& sl : split_range(ch, p.slices)) {
+      t.blk.back().push_back(split_range(sl, t.L));
+      t.sub.back().emplace_back();
+      for (const Range& b : t.blk.back().back())
+        t.sub.back().back().push_back(split_range(b, t.N));
+    }
+  }
+  return t;
+}
+
+}  // namespace
+
 Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
   const char* who = "allreduce_hierarchical";
   const uint64_t chunk = check_params(who, p, false);
   const int n = p.ranks;
-  const int L = domain_size == 0 ? n : domain_size;
-  if (L < 1 || n % L != 0)
-    bad_param(who, "domain_size " + std::to_string(domain_size) + " does not divide ranks " +
-                       std::to_string(n));
-  if (p.slices < 1) bad_param(who, "slices must be >= 1 (got " + std::to_string(p.slices) + ")");
-  const int N = n / L;
+  const TwoLevelLayout lay = two_level_layout(who, p, domain_size);
+  const int L = lay.L, N = lay.N;
+  const auto& blk = lay.blk;
+  const auto& sub = lay.sub;
   Schedule sched = empty_schedule("hierarchical", n, p.count);
   if (n == 1) return sched;
   const uint64_t p2 = static_cast<uint64_t>(L - 1);          // first phase-2 step
   const uint64_t p3 = p2 + 2 * static_cast<uint64_t>(N - 1);  // first phase-3 step
   const uint64_t S = p3 + static_cast<uint64_t>(L - 1);       // steps per slice
   const std::size_t M = static_cast<std::size_t>(p.slices);
-  // blk[c][i][b]: domain block b of slice i of channel c; sub[c][i][b][k]: its sub-block k.
-  std::vector<std::vector<std::vector<Range>>> blk;
-  std::vector<std::vector<std::vector<std::vector<Range>>>> sub;
-  for (const Range& ch : split_range(Range{0, p.count}, p.channels)) {
-    blk.emplace_back();
-    sub.emplace_back();
-    for (const Range& sl : split_range(ch, p.slices)) {
-      blk.back().push_back(split_range(sl, L));
-      sub.back().emplace_back();
-      for (const Range& b : blk.back().back()) sub.back().back().push_back(split_range(b, N));
-    }
-  }
   const Tags tags(who, p.channels, std::max<uint64_t>(S * M, 1), chunk, blk[0][0][0].count);
   for (int r = 0; r < n; ++r) {
     RankBuilder rb(who, ops_of(sched, r));
@@ -668,29 +689,16 @@ Schedule allreduce_hierarchical_nvls(const CollParams& p, int domain_size) {
   const char* who = "allreduce_hierarchical_nvls";
   const uint64_t chunk = check_params(who, p, false);
   const int n = p.ranks;
-  const int L = domain_size == 0 ? n : domain_size;
-  if (L < 1 || n % L != 0)
-    bad_param(who, "domain_size " + std::to_string(domain_size) + " does not divide ranks " +
-                       std::to_string(n));
-  if (p.slices < 1) bad_param(who, "slices must be >= 1 (got " + std::to_string(p.slices) + ")");
-  const int N = n / L;
+  const TwoLevelLayout lay = two_level_layout(who, p, domain_size);
+  const int L = lay.L, N = lay.N;
+  const auto& blk = lay.blk;
+  const auto& sub = lay.sub;
   Schedule sched = empty_schedule("hierarchical_nvls", n, p.count);
   sched.nvls_group = L;
   if (n == 1) return sched;
   // Steps per slice: 0 = NVLS reduce, 1 .. 2(N-1) = ring across domains, 2N-1 = store.
   const uint64_t S = 2 * static_cast<uint64_t>(N);
   const std::size_t M = static_cast<std::size_t>(p.slices);
-  std::vector<std::vector<std::vector<Range>>> blk;  // [c][slice][domain block]
-  std::vector<std::vector<std::vector<std::vector<Range>>>> sub;  // [c][slice][block][k]
-  for (const Range& ch : split_range(Range{0, p.count}, p.channels)) {
-    blk.emplace_back();
-    sub.emplace_back();
-    for (const Range& sl : split_range(ch, p.slices)) {
-      blk.back().push_back(split_range(sl, L));
-      sub.back().emplace_back();
-      for (const Range& b : blk.back().back()) sub.back().back().push_back(split_range(b, N));
-    }
-  }
   const Tags tags(who, p.channels, S * M, chunk, blk[0][0][0].count);
   auto ub = [](int x) { return static_cast<std::size_t>(x); };
   for (int r = 0; r < n; ++r) {
