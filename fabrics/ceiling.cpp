@@ -2,6 +2,8 @@
 
 #include <deque>
 #include <limits>
+#include <map>
+#include <utility>
 
 #include "models/collectives/algorithms.h"
 
@@ -72,6 +74,8 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   auto from = [&](int dev) {
     if (dist[dev].empty()) bfs(g, dev, dist[dev], count[dev]);
   };
+  // Bytes per (destination endpoint id, source endpoint id), for the switch links below.
+  std::map<std::pair<int, int>, double> pair_bytes;
   for (int r = 0; r < n; ++r) {
     const int src_id = spec.ranks[r];
     const int src = g.endpoints[src_id];
@@ -80,6 +84,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       const double b = double(op.count) * w.elem_bytes;
       const int dst_id = spec.ranks[op.peer];
       const int dst = g.endpoints[dst_id];
+      pair_bytes[{dst_id, src_id}] += b;
       const std::vector<int>& out = routes[src][dst_id];
       const std::vector<int>& in = routes[dst][src_id];
       for (int p : out) tx[src][p] += b / double(out.size());
@@ -96,6 +101,40 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
           host_load[d] += b;
       }
     }
+  }
+
+  // Switch egress links: every switch splits what it forwards towards a destination evenly
+  // over that destination's routes (what route_select does on average), hop by hop from
+  // the sources down the shortest-path DAG. Catches tapered or shared switch-to-switch links.
+  std::vector<std::vector<double>> sw_tx(nd);
+  for (size_t d = 0; d < nd; ++d)
+    if (g.devices[d].is_switch) sw_tx[d].assign(g.devices[d].ports, 0.0);
+  std::vector<double> flow(nd, 0.0);
+  std::vector<std::vector<int>> at_dist;
+  for (auto it = pair_bytes.begin(); it != pair_bytes.end();) {
+    const int dst_id = it->first.first;
+    const int dst = g.endpoints[dst_id];
+    from(dst);
+    std::fill(flow.begin(), flow.end(), 0.0);
+    for (; it != pair_bytes.end() && it->first.first == dst_id; ++it)
+      flow[g.endpoints[it->first.second]] += it->second;
+    at_dist.clear();
+    for (size_t d = 0; d < nd; ++d) {
+      const int k = dist[dst][d];
+      if (k <= 0) continue;
+      if (int(at_dist.size()) <= k) at_dist.resize(k + 1);
+      at_dist[k].push_back(int(d));
+    }
+    for (int k = int(at_dist.size()) - 1; k >= 1; --k)
+      for (int u : at_dist[k]) {
+        const std::vector<int>& ports = routes[u][dst_id];
+        if (flow[u] <= 0 || ports.empty()) continue;
+        const double share = flow[u] / double(ports.size());
+        for (int p : ports) {
+          if (g.devices[u].is_switch) sw_tx[u][p] += share;
+          flow[g.peer(u, p).device] += share;
+        }
+      }
   }
 
   // Keeps the tightest bound of each kind.
@@ -116,8 +155,11 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
     const LinkParams& lp = spec.link_types.at(l.type);
     const double rate = double(lp.rate_bps) / 8.0 * lp.framing.efficiency(lp.packet_payload);
     for (const topo::LinkEnd& e : {l.a, l.b}) {
-      if (g.devices[e.device].is_switch) continue;
       const std::string port = g.devices[e.device].name + ".port[" + std::to_string(e.port) + "]";
+      if (g.devices[e.device].is_switch) {
+        add("switch tx", port + " tx", sw_tx[e.device][e.port], rate);
+        continue;
+      }
       add("endpoint tx", port + " tx", tx[e.device][e.port], rate);
       add("endpoint rx", port + " rx", rx[e.device][e.port], rate);
     }
@@ -134,8 +176,10 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       add(name + " memory", name + " host memory", 2.0 * host_load[d], double(h.memory_bps) / 8.0);
   }
   c.busbw_GBps = std::numeric_limits<double>::infinity();
+  // Ties (within rounding of the different summation orders) go to the kind listed first:
+  // a switch port that carries exactly what an endpoint port carries does not displace it.
   for (const CeilingBound& x : c.bounds)
-    if (x.busbw_GBps < c.busbw_GBps) {
+    if (x.busbw_GBps < c.busbw_GBps * (1 - 1e-9)) {
       c.busbw_GBps = x.busbw_GBps;
       c.limited_by = x.resource;
     }

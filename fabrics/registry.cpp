@@ -256,6 +256,38 @@ std::vector<TypeEntry> build() {
            "Link type rail - spine (none: nic_link_type).")}}});
   r.push_back(
       {Category::kTopology,
+       {"two_tier",
+        "A two-tier scale-up domain (e.g. 576 NVLink GPUs in 8 racks), one plane per "
+        "endpoint port: port p of every endpoint goes to a leaf (L1) switch of plane p in its "
+        "rack, leaf_down endpoints per leaf, and each plane's spine (L2) switches join its "
+        "leaves, every leaf's leaf_up uplinks dealt round-robin over them. One domain: all "
+        "endpoints are one node. Names: <endpoint_prefix><g> (g = 0..endpoints-1, rack-major), "
+        "<leaf_prefix>_r<rack>_p<plane>_<k>, <spine_prefix>_p<plane>_<s>; ranks in endpoint "
+        "order.",
+        {P("endpoint_type", Kind::kString, "", "",
+           "A device type of type endpoint without NIC ports; its ports are the planes."),
+         P("endpoints", Kind::kInt, "", "", "Number of endpoints (ranks, in order).", 1, 65536),
+         P("endpoint_prefix", Kind::kString, "gpu", "", "Endpoint names: prefix + index."),
+         P("racks", Kind::kInt, "1", "", "Racks; endpoints / racks endpoints each.", 1, 4096),
+         P("leaf_switch_type", Kind::kString, "", "", "Leaf (L1) switch type."),
+         P("leaf_prefix", Kind::kString, "l1", "", "Leaf switch names."),
+         P("leaf_down", Kind::kInt, "", "links",
+           "Endpoint links per leaf (its ports 0..leaf_down-1); divides endpoints / racks.", 1,
+           4096),
+         P("leaf_up", Kind::kInt, "", "links",
+           "Uplinks per leaf (ports leaf_down..); leaf_up < leaf_down oversubscribes the "
+           "spine tier by leaf_down : leaf_up.",
+           1, 4096),
+         P("spine_switch_type", Kind::kString, "", "", "Spine (L2) switch type."),
+         P("spine_prefix", Kind::kString, "l2", "", "Spine switch names."),
+         P("spines_per_plane", Kind::kInt, "", "",
+           "Spine switches per plane; divides leaf_up (every leaf has leaf_up / "
+           "spines_per_plane links to each spine of its plane).",
+           1, 4096),
+         P("link_type", Kind::kString, "", "", "Link type endpoint - leaf."),
+         P("uplink_type", Kind::kString, "", "", "Link type leaf - spine.")}}});
+  r.push_back(
+      {Category::kTopology,
        {"explicit",
         "Devices and links listed one by one: `devices: {name: device_type}`, `links: - {a: "
         "\"gpu0.port[0]\", b: \"sw0.port[3]\", type: link_type}` (quote port names inside "

@@ -460,6 +460,8 @@ class Loader {
       switched_node(t, e.spec);
     else if (e.spec.type == "multi_node")
       multi_node(t, e.spec);
+    else if (e.spec.type == "two_tier")
+      two_tier(t, e.spec);
     else
       explicit_topology(t);
     s_.graph.index_ports();
@@ -631,6 +633,88 @@ class Loader {
           add_link({rail_dev[i], nodes + u}, {dev, i * (up / spines) + u / spines}, slt, site);
     }
     s_.domain_size = per;
+  }
+
+  // A two-tier scale-up domain, plane by plane: endpoint port p is plane p; in every plane
+  // each rack has endpoints_per_rack / leaf_down leaf chips (leaf_down endpoints each), and
+  // the plane's spines join all its leaves, every leaf's uplinks dealt round-robin over them.
+  void two_tier(const YAML::Node& t, const cfg::TypeSpec& spec) {
+    Params p = cfg::parse_params(spec, t, file_, "topology", {"type"});
+    s_.resolved["topology"] = p.to_json();
+    s_.resolved["topology"]["type"] = "two_tier";
+    const std::string et = p.str("endpoint_type"), lt = p.str("leaf_switch_type");
+    const std::string st = p.str("spine_switch_type");
+    const DeviceType& edt = device_type(p.node("endpoint_type"), "topology.endpoint_type", et);
+    const DeviceType& ldt = device_type(p.node("leaf_switch_type"), "topology.leaf_switch_type", lt);
+    const DeviceType& sdt = device_type(p.node("spine_switch_type"), "topology.spine_switch_type", st);
+    if (edt.is_switch)
+      p.fail("endpoint_type", "device type '" + et + "' is a switch", "name an endpoint type");
+    if (edt.nic_ports > 0)
+      p.fail("endpoint_type",
+             "device type '" + et + "' has " + std::to_string(edt.nic_ports) +
+                 " NIC ports; two_tier links every endpoint port into a scale-up plane",
+             "set device_types." + et + ".nic_ports: 0, or use multi_node for NICs");
+    if (!ldt.is_switch)
+      p.fail("leaf_switch_type", "device type '" + lt + "' is not a switch", "name a switch type");
+    if (!sdt.is_switch)
+      p.fail("spine_switch_type", "device type '" + st + "' is not a switch", "name a switch type");
+    const int ne = int(p.integer("endpoints")), racks = int(p.integer("racks"));
+    const int down = int(p.integer("leaf_down")), up = int(p.integer("leaf_up"));
+    const int spines = int(p.integer("spines_per_plane")), planes = edt.ports;
+    if (ne % racks != 0)
+      p.fail("racks",
+             std::to_string(ne) + " endpoints do not divide into " + std::to_string(racks) +
+                 " racks",
+             "make endpoints a multiple of racks");
+    const int per_rack = ne / racks;
+    if (per_rack % down != 0)
+      p.fail("leaf_down",
+             "a rack's " + std::to_string(per_rack) + " endpoints do not divide into leaves of " +
+                 std::to_string(down),
+             "make endpoints / racks a multiple of leaf_down");
+    if (down + up > ldt.ports)
+      p.fail("leaf_up",
+             "a leaf needs leaf_down + leaf_up = " + std::to_string(down) + " + " +
+                 std::to_string(up) + " = " + std::to_string(down + up) +
+                 " ports but switch type '" + lt + "' has " + std::to_string(ldt.ports),
+             "lower leaf_down or leaf_up (leaf_up < leaf_down tapers the spine tier)");
+    if (up % spines != 0)
+      p.fail("spines_per_plane",
+             "a leaf's " + std::to_string(up) + " uplinks do not deal evenly over " +
+                 std::to_string(spines) + " spines",
+             "make leaf_up a multiple of spines_per_plane");
+    const int leaves_per_rack = per_rack / down, leaves = racks * leaves_per_rack;
+    const int per_pair = up / spines;  // links from a leaf to each spine of its plane
+    if (leaves * per_pair > sdt.ports)
+      p.fail("spines_per_plane",
+             "every spine needs " + std::to_string(leaves) + " leaves x " +
+                 std::to_string(per_pair) + " links = " + std::to_string(leaves * per_pair) +
+                 " ports but switch type '" + st + "' has " + std::to_string(sdt.ports),
+             "use more spines per plane, or a larger spine switch");
+    const std::string link = p.str("link_type"), uplink = p.str("uplink_type");
+    link_type(p.node("link_type"), "topology.link_type", link);
+    link_type(p.node("uplink_type"), "topology.uplink_type", uplink);
+    const LinkSite site{t, t, t, "topology", false};
+    std::vector<int> eps;
+    for (int g = 0; g < ne; ++g)
+      eps.push_back(add_device(p.str("endpoint_prefix") + std::to_string(g), et, t, "topology"));
+    const std::string lp = p.str("leaf_prefix"), sp = p.str("spine_prefix");
+    for (int pl = 0; pl < planes; ++pl) {
+      const std::string plane = "_p" + std::to_string(pl) + "_";
+      std::vector<int> leaf, spine;
+      for (int r = 0; r < racks; ++r)
+        for (int k = 0; k < leaves_per_rack; ++k)
+          leaf.push_back(add_device(lp + "_r" + std::to_string(r) + plane + std::to_string(k),
+                                    lt, t, "topology"));
+      for (int s = 0; s < spines; ++s)
+        spine.push_back(add_device(sp + plane + std::to_string(s), st, t, "topology"));
+      for (int g = 0; g < ne; ++g)  // rack g / per_rack, leaf (g % per_rack) / down
+        add_link({eps[g], pl}, {leaf[g / down], g % down}, link, site);
+      for (int l = 0; l < leaves; ++l)
+        for (int u = 0; u < up; ++u)
+          add_link({leaf[l], down + u}, {spine[u % spines], l * per_pair + u / spines}, uplink,
+                   site);
+    }
   }
 
   void explicit_topology(const YAML::Node& t) {
