@@ -61,12 +61,18 @@ class Stream : public PortOwner {
   Port a, b;
   uint64_t received = 0, out_of_order = 0, last_arrival_ps = 0, bytes = 0;
   std::vector<uint64_t> arrival;  // per seq (reserved up front: no growth in the run)
+  // Per seq: port a's crc_errors once that write has been placed (the bad codeword copies
+  // drawn up to the codeword holding its last byte); the last one is set after the run.
+  std::vector<uint64_t> errors_after;
 
   Stream(const std::string& name, const LinkParams& link, uint64_t n, bool record = false)
       : a((name + "_a").c_str(), name + ".a", this, 0, false),
         b((name + "_b").c_str(), name + ".b", this, 1, false),
         total_(n) {
-    if (record) arrival.assign(n, 0);
+    if (record) {
+      arrival.assign(n, 0);
+      errors_after.assign(n, 0);
+    }
     bind_link(a, b, link);
     a.kick();
   }
@@ -76,6 +82,8 @@ class Stream : public PortOwner {
   Packet* tx_peek(int port) override {
     if (port != 0 || sent_ == total_) return nullptr;
     if (!next_) {
+      // Writes 0..sent_-1 are placed: the counter now covers write sent_-1's codewords.
+      if (!errors_after.empty() && sent_ > 0) errors_after[sent_ - 1] = a.counters().crc_errors;
       next_ = PacketPool::global().acquire();
       next_->seq = sent_;
       next_->msg_id = sent_;
@@ -110,9 +118,12 @@ class Stream : public PortOwner {
 }  // namespace
 
 // Seeded errors at ber 1e-6 (~0.54% of codewords bad): every write arrives once, in order,
-// and late by exactly k x (CW + D) against the error-free stream, where k (the bad copies
-// so far) never falls and ends at crc_errors; writes that end in the same codeword are
-// equally late. The counters: one replay per bad copy, 680 B and CW + D each.
+// and late by exactly k x (CW + D) against the error-free stream, where k is the number of
+// bad codeword copies drawn up to and including the codeword of the write's last byte
+// (port a's crc_errors right after the write was placed): a write whose last byte is in
+// or after a bad codeword is late by it, one finished in an earlier codeword is not.
+// k never falls, writes that end in the same codeword are equally late, and the counters
+// are one replay per bad copy, 680 B and CW + D each.
 TEST(UALinkReplay, SeededErrorsDelayEachWriteByWholeReplays) {
   const uint64_t n = 40'000;  // 17,325 codewords
   Stream s("s", replay_link(1e-6), n, true);
@@ -122,6 +133,7 @@ TEST(UALinkReplay, SeededErrorsDelayEachWriteByWholeReplays) {
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
   const Port::Counters& c = s.a.counters();
   const uint64_t e = c.crc_errors;
+  s.errors_after[n - 1] = e;
   EXPECT_GT(e, 50u);  // expected 17,325 x p / (1 - p) = 94.5, sd 9.7
   EXPECT_LT(e, 150u);
   EXPECT_EQ(c.replays, e);
@@ -133,6 +145,7 @@ TEST(UALinkReplay, SeededErrorsDelayEachWriteByWholeReplays) {
     const uint64_t late = s.arrival[i] - (clean_done(i) + kLatency);
     ASSERT_EQ(late % kX, 0u) << "write " << i;
     const uint64_t k = late / kX;
+    ASSERT_EQ(k, s.errors_after[i]) << "write " << i;
     ASSERT_GE(k, k_prev) << "write " << i;
     if (i > 0 && codewords(i + 1) == codewords(i)) {
       ASSERT_EQ(k, k_prev) << "write " << i;
