@@ -96,17 +96,22 @@ FlitStream::Placement FlitStream::place(uint64_t t, uint64_t tl, uint64_t first_
     shift_ = shift_open_ = 0;
   }
   Placement pl;
-  // A slot of codeword n is on the wire at base_ + slot time + S(n - 1); the packet's
-  // first slot is in the open codeword (drawn_ - 1) or opens the next one.
-  pl.start_ps = base_ + slot_ps(q) + (q / dlp_ < drawn_ ? shift_open_ : shift_);
   const uint64_t last = (q + tl - 1) / dlp_;        // codeword of its last byte
   const uint64_t first = (q + first_tl - 1) / dlp_; // codeword of its first packet's last byte
-  const uint64_t s_first = errors_ ? draw_codewords(last, first, pl) : 0;
-  // Without replay every S is 0; with it, drawn_ is now last + 1.
-  pl.free_ps = base_ + slot_ps(q + tl) + ((q + tl) / dlp_ <= last ? shift_open_ : shift_);
-  pl.first_ps = base_ + cw_end_ps(first + 1) + s_first;
-  pl.done_ps = base_ + cw_end_ps(last + 1) + shift_;
-  pl.last_lost_ps = shift_ - shift_open_;
+  pl.start_ps = base_ + slot_ps(q);
+  pl.free_ps = base_ + slot_ps(q + tl);
+  pl.first_ps = base_ + cw_end_ps(first + 1);
+  pl.done_ps = base_ + cw_end_ps(last + 1);
+  if (errors_) {
+    // A slot of codeword n is on the wire at base_ + slot time + S(n - 1): the packet's
+    // first slot is in the open codeword (drawn_ - 1) or opens the next one; its last
+    // slot's successor is in codeword `last` or starts the next one. drawn_ becomes last + 1.
+    pl.start_ps += q / dlp_ < drawn_ ? shift_open_ : shift_;
+    pl.first_ps += draw_codewords(last, first, pl);
+    pl.free_ps += (q + tl) / dlp_ <= last ? shift_open_ : shift_;
+    pl.done_ps += shift_;
+    pl.last_lost_ps = shift_ - shift_open_;
+  }
   const u128 w = u128(tl) * cw_bytes_ + wire_rem_;
   pl.wire_bytes = uint64_t(w / dlp_);
   wire_rem_ = w % dlp_;

@@ -179,9 +179,8 @@ void Port::tx_method() {
     busy_end = pl.free_ps;
     // The tail has not arrived yet: the last packet's codeword cannot end (good copy)
     // before it has, plus that codeword's own replays.
-    const uint64_t tail_end = p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps;
-    if (multi && tail_end > end) {
-      end = tail_end;
+    if (multi && p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps > end) {
+      end = p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps;
       busy_end = end;
       stream_.close();
     }
