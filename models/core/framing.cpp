@@ -126,6 +126,15 @@ uint64_t FlitStream::draw_codewords(uint64_t last, uint64_t f, Placement& pl) {
   // is memoryless, so this is the same independent-bit process).
   const uint64_t cw_bits = 8 * cw_bytes_;
   uint64_t s_first = shift_;  // f == drawn_ - 1: the open codeword, already drawn
+  const uint64_t opened = last + 1 - drawn_;  // 0 when the packet stays in the open codeword
+  if (bits_to_error_ >= opened * cw_bits) {  // the common case: no error in them
+    bits_to_error_ -= opened * cw_bits;
+    if (opened) {
+      drawn_ = last + 1;
+      shift_open_ = shift_;
+    }
+    return s_first;
+  }
   while (drawn_ <= last) {
     const uint64_t good = std::min(bits_to_error_ / cw_bits, last + 1 - drawn_);
     if (good > 0) {
