@@ -122,13 +122,15 @@ std::vector<TypeEntry> build() {
            "Receive buffer per virtual channel at each end; credits = its size.", 1),
          P("ber", Kind::kReal, "0", "errors per wire bit",
            "Bit error rate of each direction, after FEC. > 0 turns on link-level retry: "
-           "CRC errors drawn per wire bit, NAK and go-back-N replay from the replay buffer. "
-           "0: an ideal link, the retry machinery idle.",
+           "CRC errors drawn per wire bit, NAK and go-back-N replay from the replay buffer; "
+           "the unit that is NAKed and replayed is the packet, or on framing: ualink the "
+           "FEC codeword (one DL flit). 0: an ideal link, the retry machinery idle.",
            0.0, 1e-3),
          P("replay_buffer", Kind::kBytes, "64KiB", "bytes (wire bytes, per direction)",
            "Sender's replay buffer: wire bytes kept until acknowledged. A transaction starts "
            "only when it fits. Used only when ber > 0, and then it must hold one transaction + "
-           "the bytes of an ack round trip (rate x (2 x latency + ack_delay)).",
+           "the bytes of an ack round trip (rate x (2 x latency + ack_delay), + one codeword "
+           "on framing: ualink).",
            1),
          P("ack_delay", Kind::kTime, "20ns", "ns",
            "Receiver's ack coalescing: a good packet is acknowledged this long after its tail "

@@ -196,11 +196,6 @@ class Loader {
       l.vcs = uint32_t(p.integer("vcs"));
       l.rx_buffer_bytes = p.bytes("rx_buffer");
       l.ber = p.real("ber");
-      if (l.ber > 0 && l.framing.kind == Framing::Kind::kUALink)
-        p.fail("ber",
-               "link-level retry (ber > 0) is not modelled on framing: ualink (its stream of "
-               "codewords has no replay path yet)",
-               "set ber: 0, or study retry on a flit or frame link");
       l.replay_buffer_bytes = p.bytes("replay_buffer");
       l.ack_delay_ps = p.time_ps("ack_delay");
       l.retry_latency_ps = p.time_ps("retry_latency");
@@ -967,8 +962,13 @@ class Loader {
       // Link-level retry: the replay buffer keeps a transaction until its ack is back, so
       // it must hold one transaction plus what the line carries in an ack round trip, or
       // the replay buffer, not the line, would set the throughput even without errors.
+      // On framing: ualink a packet's tail is the end of its codeword, up to a codeword
+      // after its last byte, so the round trip includes one codeword.
       if (l.ber > 0) {
-        const uint64_t rtt_ps = 2 * l.latency_ps + l.ack_delay_ps;
+        const bool ualink = l.framing.kind == Framing::Kind::kUALink;
+        const uint64_t cw_ps =
+            ualink ? transfer_ps(l.framing.fec_codeword_bytes, l.rate_bps) : 0;
+        const uint64_t rtt_ps = cw_ps + 2 * l.latency_ps + l.ack_delay_ps;
         const uint64_t rtt_bytes = uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) /
                                             8'000'000'000'000ull);
         if (l.replay_buffer_bytes < wire + rtt_bytes)
@@ -976,8 +976,10 @@ class Loader {
               "replay_buffer",
               "replay_buffer " + format_bytes(l.replay_buffer_bytes) + " (" +
                   std::to_string(l.replay_buffer_bytes) + " B) is smaller than one transaction (" +
-                  std::to_string(wire) + " B on the wire) + an ack round trip (2 x latency " +
-                  format_time_ps(l.latency_ps) + " + ack_delay " + format_time_ps(l.ack_delay_ps) +
+                  std::to_string(wire) + " B on the wire) + an ack round trip (" +
+                  (ualink ? "codeword " + format_time_ps(cw_ps) + " + " : std::string()) +
+                  "2 x latency " + format_time_ps(l.latency_ps) + " + ack_delay " +
+                  format_time_ps(l.ack_delay_ps) +
                   " at " + format_bandwidth_bps(l.rate_bps) + " = " + std::to_string(rtt_bytes) +
                   " B) with ber " + [&] {
                     char b[32];

@@ -80,6 +80,15 @@ class Serializer {
   u128 rem_ = 0;
 };
 
+// Source of bit errors for a FlitStream with link-level replay: the number of good wire
+// bits before the next bit error, drawn afresh at each call (a geometric distribution for
+// independent bit errors; tests script it).
+class BitErrors {
+ public:
+  virtual ~BitErrors() = default;
+  virtual uint64_t next_gap() = 0;
+};
+
 // UALink DL stream (one per transmitter): places each packet's TL bytes in the DL-flit
 // stream and says when its bytes are on the wire and when the codeword holding its last
 // byte has been sent (the receiver checks a DL flit's CRC before it uses any of it).
@@ -92,6 +101,16 @@ class Serializer {
 // modelled); a packet that arrives while a codeword is partly filled goes into its
 // remaining slots (slots that passed empty are padding); within a codeword the TL bytes
 // are spread evenly over its time (header, CRC and FEC parity are not placed).
+//
+// Link-level replay (enable_replay; docs/models.md "Link-level retry", "UALink 1.0"): the
+// error unit is the codeword. When a packet opens a codeword (places its first byte in
+// it), the stream draws that codeword's bit errors over its 8 x fec_codeword_bytes bits;
+// a bad copy is NAKed and go-back-N replays from it, so its good copy ends one codeword +
+// the NAK wait D later per bad copy, and so does every later codeword of the run. The
+// bad codeword's content is what was placed while its first copy was being sent (the
+// replay re-sends the same DL flit); packets that come later go after its good copy. So
+// a packet whose last byte is in or after a bad codeword is delivered late by
+// (codeword + D) per bad copy; one finished in an earlier codeword is not.
 class FlitStream {
  public:
   FlitStream() = default;
@@ -104,7 +123,21 @@ class FlitStream {
     uint64_t first_ps = 0;  // the codeword holding byte `first_tl` - 1 has been sent
     uint64_t done_ps = 0;   // the codeword holding its last byte has been sent
     uint64_t wire_bytes = 0;  // share of codeword bytes (remainder carried)
+    // Replay only: bad codeword copies among the codewords this placement opened, and the
+    // replay time (bad copies x (codeword + D)) of the codeword holding its last byte.
+    uint32_t bad_copies = 0;
+    uint64_t last_lost_ps = 0;
   };
+  // Turn on link-level replay: codeword errors come from `errors` (not owned; it must
+  // outlive the stream), a bad copy's NAK is back and the replay starts `nak_wait_ps`
+  // after its end. Without it no codeword is ever bad.
+  void enable_replay(BitErrors* errors, uint64_t nak_wait_ps) {
+    errors_ = errors;
+    replay_ps_ = codeword_ps() + nak_wait_ps;
+    bits_to_error_ = errors_->next_gap();
+  }
+  // Time one bad copy costs: its codeword + the NAK wait (0 without replay).
+  uint64_t replay_ps() const { return replay_ps_; }
   // Codeword bytes `tl` stream bytes would be charged now (no state change).
   uint64_t peek_wire(uint64_t tl) const {
     return uint64_t((u128(tl) * cw_bytes_ + wire_rem_) / dlp_);
@@ -126,11 +159,24 @@ class FlitStream {
   uint64_t cw_end_ps(uint64_t n) const {
     return uint64_t(u128(n) * cw_bytes_ * 8u * 1000000000000ull / rate_bps_);
   }
+  // Draws the errors of codewords drawn_..last (run indices); returns S(f), the replay
+  // time through codeword f (drawn_ - 1 <= f <= last), and adds to `pl`.
+  uint64_t draw_codewords(uint64_t last, uint64_t f, Placement& pl);
+
   uint64_t cw_bytes_ = 680, dlp_ = 628, rate_bps_ = 1;
   bool open_ = false;
   uint64_t base_ = 0;  // start of the current run of back-to-back codewords
   uint64_t pos_ = 0;   // next free TL byte slot of the run
   u128 wire_rem_ = 0;
+  // Replay (errors_ set). S(n) = replay time of the run's codewords 0..n: codeword n's
+  // slots go on the wire at base_ + slot time + S(n - 1), its good copy ends at
+  // base_ + cw_end_ps(n + 1) + S(n). All 0 without replay.
+  BitErrors* errors_ = nullptr;
+  uint64_t replay_ps_ = 0;     // one bad copy: codeword + NAK wait
+  uint64_t bits_to_error_ = 0; // good wire bits before the next bit error
+  uint64_t drawn_ = 0;         // codewords of the run whose errors are drawn
+  uint64_t shift_ = 0;         // S(drawn_ - 1)
+  uint64_t shift_open_ = 0;    // S(drawn_ - 2): applies to codeword drawn_ - 1's slots
 };
 
 }  // namespace fabricsim

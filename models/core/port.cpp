@@ -56,7 +56,13 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
     log_keep_ = std::log1p(-link.ber);
     nak_wait_ps_ = 2 * link.latency_ps + link.retry_latency_ps;
     ack_wait_ps_ = 2 * link.latency_ps + link.ack_delay_ps;
-    bits_to_error_ = draw_error_gap();
+    if (ualink_) {
+      // UALink: the error unit is the codeword; the stream draws from the same bit process.
+      gaps_.port = this;
+      stream_.enable_replay(&gaps_, nak_wait_ps_);
+    } else {
+      bits_to_error_ = draw_error_gap();
+    }
   }
 }
 
@@ -155,18 +161,26 @@ void Port::tx_method() {
   bool clean = true;  // no bit error in this transaction (always so without retry)
   if (ualink_) {
     // Stream framing: the packet is usable downstream when the codeword holding its last
-    // byte has been sent; the transmitter is free for the next packet as soon as its last
-    // byte is placed, and that packet may share the codeword. (Retry is not supported on
-    // UALink framing: the config check rejects ber > 0 there.)
+    // byte has been sent (its good copy, with replay); the transmitter is free for the
+    // next packet as soon as its last byte is placed, and that packet may share the
+    // codeword. With replay the stream draws the errors of the codewords this packet
+    // opens, and every bad copy delays its codeword and all later ones by a codeword + D.
     const Framing& f = link_.framing;
     const uint64_t first_tl = multi ? f.tl_bytes(p->packet_payload, p->kind) : tl;
     const FlitStream::Placement pl = stream_.place(t, tl, first_tl);
     FABRICSIM_ASSERT(pl.wire_bytes == wire, display_name_ + ": stream wire bytes changed");
+    if (pl.bad_copies) {
+      c_.crc_errors += pl.bad_copies;
+      c_.replays += pl.bad_copies;
+      c_.replay_wire_bytes += uint64_t(pl.bad_copies) * f.fec_codeword_bytes;
+      c_.retry_ps += uint64_t(pl.bad_copies) * stream_.replay_ps();
+    }
     end = pl.done_ps;
     busy_end = pl.free_ps;
-    if (multi && p->tail_ps + stream_.codeword_ps() > end) {
-      // The tail has not arrived yet: the last packet's codeword cannot end before it has.
-      end = p->tail_ps + stream_.codeword_ps();
+    // The tail has not arrived yet: the last packet's codeword cannot end (good copy)
+    // before it has, plus that codeword's own replays.
+    if (multi && p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps > end) {
+      end = p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps;
       busy_end = end;
       stream_.close();
     }
@@ -198,7 +212,9 @@ void Port::tx_method() {
   }
   p->tail_ps = end;
   if (retry_) {
-    if (clean) bits_to_error_ -= 8 * wire;  // else draw_crc_errors() consumed the bits
+    // Flit/frame links count bits here (draw_crc_errors() consumed them otherwise); the
+    // UALink stream counts its codewords' bits itself.
+    if (clean && !ualink_) bits_to_error_ -= 8 * wire;
     replay_used_ += wire;
     acks_.push(Ack{end + ack_wait_ps_, wire});
   }

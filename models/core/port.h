@@ -27,7 +27,12 @@
 // window and replays the window: the receiver discards everything after the bad packet.
 // Acks are timing on this port: a transaction's wire bytes stay in the replay buffer
 // until its tail + 2 x latency + ack_delay, and a transaction starts only when the replay
-// buffer holds all its wire bytes.
+// buffer holds all its wire bytes. On framing: ualink the error unit is the FEC codeword
+// (one DL flit), not the packet: the FlitStream draws each codeword's errors when a packet
+// opens it and delays the bad codeword's good copy and everything after it by one
+// codeword + the NAK wait per bad copy; a packet's tail is the end of the good copy of the
+// codeword holding its last byte, and its share of codeword bytes is what it holds in the
+// replay buffer.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -119,9 +124,11 @@ class Port : public sc_core::sc_module,
     uint64_t busy_ps = 0;          // time the transmitter was serialising
     uint64_t credit_stall_ps = 0;  // time work waited with too few credits
     // Link-level retry, for this port's transmit direction (all 0 when ber == 0).
-    uint64_t crc_errors = 0;         // packets the peer received with a bad CRC
+    uint64_t crc_errors = 0;         // packets (UALink: codeword copies) the peer received
+                                     // with a bad CRC
     uint64_t replays = 0;            // go-back-N replays started by a NAK
-    uint64_t replay_wire_bytes = 0;  // wire bytes serialised again by replays
+    uint64_t replay_wire_bytes = 0;  // wire bytes serialised again by replays (UALink:
+                                     // whole codewords)
     uint64_t retry_ps = 0;           // transmitter time lost: bad copies + NAK round trips
     uint64_t replay_stall_ps = 0;    // time work waited for replay-buffer space
   };
@@ -146,6 +153,11 @@ class Port : public sc_core::sc_module,
   void credit_method();
   void absorb_credits(uint64_t t);
   uint64_t draw_error_gap();  // wire bits before the next bit error (geometric)
+  // The port's bit-error stream as the UALink FlitStream sees it.
+  struct Gaps : BitErrors {
+    Port* port = nullptr;
+    uint64_t next_gap() override { return port->draw_error_gap(); }
+  };
   // Draws the CRC errors of a transaction of `n` packets (`full` wire bytes each, the last
   // `last`) and returns the extra bytes to serialise; adds NAK waits to `wait_ps` and the
   // delays of the first and last packet's good copies to `first_ps` / `last_ps`.
@@ -183,7 +195,8 @@ class Port : public sc_core::sc_module,
   bool retry_ = false;
   std::optional<Rng> rng_;
   double log_keep_ = 0;          // ln(1 - ber)
-  uint64_t bits_to_error_ = 0;   // good wire bits before the next bit error
+  uint64_t bits_to_error_ = 0;   // good wire bits before the next bit error (flit/frame)
+  Gaps gaps_;                    // framing: ualink: the stream counts bits itself
   uint64_t nak_wait_ps_ = 0;     // bad packet's tail -> replay starts: 2 x latency + retry_latency
   uint64_t ack_wait_ps_ = 0;     // transaction tail -> replay buffer freed: 2 x latency + ack_delay
   uint64_t replay_used_ = 0;     // wire bytes in the replay buffer
