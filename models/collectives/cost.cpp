@@ -55,10 +55,16 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
 
   // Bandwidth: bytes per (rank, group) over the group's rate; the groups of a rank run in
   // parallel (max), except in hierarchical, whose groups serve its phases in turn (sum),
-  // or with slices as a pipeline (max plus 1/slices of the rest). Point-to-point schedules
+  // or with slices as a pipeline (max plus 1/depth of the rest). Point-to-point schedules
   // are symmetric and only their sends are counted; with in-switch ops both directions
   // are (up: GPU -> fabric, down: fabric -> GPU), and the switches' engines.
   const bool phased = algorithm == "hierarchical" || algorithm == "hierarchical_nvls";
+  // Pipeline depth of a phased schedule: its slices; hierarchical_nvls also reduces, sends
+  // across and stores each slice sub-block by sub-block (N per slice, in the order the
+  // ring across domains moves them), so its levels already overlap per sub-block.
+  const int domains = n / (f.domain_size > 0 ? f.domain_size : n);
+  const int depth =
+      std::max(slices, 1) * (algorithm == "hierarchical_nvls" ? std::max(domains, 1) : 1);
   std::vector<std::map<int, double>> up(static_cast<std::size_t>(n)),
       down(static_cast<std::size_t>(n));
   std::vector<double> reduce_in(f.nvls_switches.size(), 0.0),
@@ -118,7 +124,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
       sum += t;
       most = std::max(most, t);
     }
-    const double rank_time = !phased ? most : most + (sum - most) / std::max(slices, 1);
+    const double rank_time = !phased ? most : most + (sum - most) / depth;
     worst = std::max(worst, rank_time);
   }
   cost.s_per_byte = worst / ref_bytes;

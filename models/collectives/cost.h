@@ -85,10 +85,12 @@ struct AlgoCost {
 // rails a rail-aligned ring uses), one piece per message and a reference count of
 // 8 * channels * ranks elements of `elem_bytes`. Throws InternalError for unknown names or
 // a schedule that cannot complete.
-// `slices` is CollParams::slices (all_reduce hierarchical): with one slice the phases of
-// hierarchical run in turn, so its port groups' times add up; with M > 1 slices they
-// overlap as a pipeline and the bandwidth term is the busiest group plus 1/M of the
-// others (the pipeline's fill and drain).
+// `slices` is CollParams::slices (all_reduce hierarchical, hierarchical_nvls): with one
+// slice the phases of hierarchical run in turn, so its port groups' times add up; with
+// M > 1 slices they overlap as a pipeline and the bandwidth term is the busiest group plus
+// 1/M of the others (the pipeline's fill and drain). hierarchical_nvls moves every slice
+// through its levels sub-block by sub-block (N = ranks / domain_size per slice), so its
+// pipeline has M N stages: the busiest group plus 1/(M N) of the others.
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
                        int slices = 1);

@@ -131,15 +131,18 @@ TEST(ScheduleCost, HierarchicalNvlsIsItsDomainPhasesAndTheRingAcross) {
   // 2 domains x 2. NVLink (group 0, 4 B/s) per byte of S: up S/L x 1/4 + S answers + S/L
   // stores = 1.625, down S x 1/4 + S/L + S = 1.75: 0.4375 s/B; engines 3/4 x 2 S at 64 B/s
   // = 0.0234375. Across (group 1, 1 B/s): 2(N-1)/N x S/L = 0.5 S each way: 0.5 s/B.
-  // One slice: phases in turn, 0.9375; two: 0.5 + 0.4375 / 2.
+  // The phases are a pipeline of N = 2 sub-blocks per slice (the reductions, the ring
+  // across and the stores go sub-block by sub-block): one slice 0.5 + 0.4375 / 2, two
+  // 0.5 + 0.4375 / 4. (hierarchical's ring phases hand a block over only at their end:
+  // one slice is their sum, TwoLevelHierarchicalAndRailRing.)
   const FabricCosts f = nvls_fabric(4, 2, 64.0, 0.0);
   AlgoCost c = schedule_cost("all_reduce", "hierarchical_nvls", 1, 4, 0, f);
-  EXPECT_EQ(c.s_per_byte, 0.9375);
+  EXPECT_EQ(c.s_per_byte, 0.5 + 0.4375 / 2);
   // Chain: the two sub-block reductions (3, both in the window of 2), the ring across
   // (2 x 8: the second sub-block is final after two steps), its store (1).
   EXPECT_EQ(c.latency_s, 3.0 + 16.0 + 1.0);
   c = schedule_cost("all_reduce", "hierarchical_nvls", 1, 4, 0, f, 2);
-  EXPECT_EQ(c.s_per_byte, 0.5 + 0.4375 / 2);
+  EXPECT_EQ(c.s_per_byte, 0.5 + 0.4375 / 4);
 }
 
 TEST(ScheduleCost, InSwitchScheduleWithoutNvlsPathThrows) {
