@@ -16,12 +16,17 @@ namespace fabricsim {
 // plus the packet's serialisation, every switch's pipeline latency), with trips = 3 for
 // sync: fence_flag (data, ack, flag) and 1 for data. A group is the set of the sender's
 // ports on shortest paths to dst; its rate is the sum of their link rates x framing
-// efficiency at the link's packet_payload.
+// efficiency at the link's packet_payload. Ranks linked to NVLS switches also get their
+// in-switch path (coll::NvlsPath: the group of those links, header bytes, engine shares,
+// reduce and store latencies; no fence/flag trips: NVLS completes on arrival) and every
+// NVLS switch its engines' rates (nvls_reduce_bandwidth, nvls_multicast_bandwidth).
 coll::FabricCosts fabric_costs(const SystemSpec& spec);
 
 // The auto choice: candidate costs and the pick per size. A candidate is an algorithm
-// and, for hierarchical, a number of slices (1, 2, 4 or 8: auto chooses the pipelining
-// across levels too); its label is the name, with "/M" for M > 1 slices.
+// and, for hierarchical and hierarchical_nvls, a number of slices (1, 2, 4 or 8: auto
+// chooses the pipelining across levels too); its label is the name, with "/M" for M > 1
+// slices. The in-switch algorithms (nvls, hierarchical_nvls) are candidates only where
+// the system runs them (SystemSpec::auto_in_switch).
 struct AutoChooser {
   std::vector<std::string> names;
   std::vector<int> slices;  // CollParams::slices per candidate

@@ -340,7 +340,8 @@ std::vector<TypeEntry> build() {
         "all_reduce hierarchical and hierarchical_nvls only: every channel's data is cut "
         "into this many slices that run the three phases as a pipeline, so the domain links "
         "and the NICs work at the same time (docs/collectives.md). 1: phases in turn. "
-        "auto chooses 1, 2, 4 or 8 itself (its row shows hierarchical/M).",
+        "auto chooses 1, 2, 4 or 8 itself (its row shows hierarchical/M or "
+        "hierarchical_nvls/M).",
         1, 64),
       E("sync", {"data", "fence_flag"}, "data",
         "How a receiver learns a chunk is complete. data: when its last byte arrives "
@@ -361,8 +362,8 @@ std::vector<TypeEntry> build() {
                         "hierarchical_nvls", "auto"},
           "ring",
           "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
-          "the topology-derived cost model (docs/collectives.md; never nvls or "
-          "hierarchical_nvls). nvls needs switches with nvls: true linked to every rank; "
+          "the topology-derived cost model (docs/collectives.md; nvls and hierarchical_nvls "
+          "are candidates where the system runs them). nvls needs switches with nvls: true linked to every rank; "
           "hierarchical_nvls needs them linked to exactly the ranks of each node.")};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,
@@ -379,7 +380,7 @@ std::vector<TypeEntry> build() {
         P("algorithm", Kind::kString, "default", "",
           "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
           "chooses per size with the topology-derived cost model (docs/collectives.md; "
-          "never nvls or hierarchical_nvls). all_reduce: ring, tree, halving_doubling, "
+          "nvls and hierarchical_nvls are candidates where the system runs them). all_reduce: ring, tree, halving_doubling, "
           "direct, hierarchical, nvls, hierarchical_nvls; reduce_scatter, all_gather: ring, "
           "nvls; broadcast, reduce: ring; alltoall: pairwise, direct; sendrecv: direct. nvls "
           "needs switches with nvls: true linked to every rank; hierarchical_nvls needs "

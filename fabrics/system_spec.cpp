@@ -1043,7 +1043,23 @@ class Loader {
            "root " + std::to_string(s_.workload.root) + " is not a rank (there are " +
                std::to_string(n) + ")",
            "use a rank from 0 to " + std::to_string(n - 1));
-    if (coll::uses_nvls_switches(s_.workload.algorithm)) nvls_checks();
+    if (coll::uses_nvls_switches(s_.workload.algorithm)) nvls_checks(s_.workload.algorithm);
+    // auto: an in-switch algorithm is a candidate exactly where naming it would pass its
+    // checks (the same code; its complaint just removes the candidate). On one domain
+    // hierarchical_nvls has nvls's reductions and stores (no level to cross): left to nvls.
+    const bool training = is_training_workload(s_.workload.type);
+    if (s_.workload.algorithm == "auto" && !training)
+      for (const std::string& a : coll::algorithms_for(s_.workload.collective)) {
+        if (!coll::uses_nvls_switches(a)) continue;
+        if (a == "hierarchical_nvls" && (s_.domain_size <= 0 || s_.domain_size >= int(n)))
+          continue;
+        try {
+          nvls_checks(a);
+        } catch (const InputError&) {
+          continue;
+        }
+        s_.auto_in_switch.push_back(a);
+      }
     // Every pair of ranks the workload's schedule talks over must be connected: build the
     // schedule for a small size and check each sender reaches each receiver.
     const topo::Routes routes = topo::compute_routes(s_.graph);
@@ -1056,13 +1072,18 @@ class Loader {
     cp.root = s_.workload.root;
     cp.slices = s_.workload.slices;
     // Training workloads talk over arbitrary rank pairs: probe every pair. auto may
-    // choose any algorithm of the collective: every one must be routable.
-    const bool training = is_training_workload(s_.workload.type);
+    // choose any algorithm of the collective: every candidate must be routable.
     std::vector<std::string> algos{s_.workload.algorithm};
     if (s_.workload.algorithm == "auto" && !training) {
       algos = coll::algorithms_for(s_.workload.collective);
-      algos.erase(std::remove_if(algos.begin(), algos.end(), coll::uses_nvls_switches),
-                  algos.end());  // never auto
+      algos.erase(std::remove_if(algos.begin(), algos.end(),
+                                 [&](const std::string& a) {
+                                   return coll::uses_nvls_switches(a) &&
+                                          std::find(s_.auto_in_switch.begin(),
+                                                    s_.auto_in_switch.end(),
+                                                    a) == s_.auto_in_switch.end();
+                                 }),
+                  algos.end());
     }
     if (training) algos = {"direct"};
     for (const std::string& algo : algos) {
@@ -1097,9 +1118,11 @@ class Loader {
   // workload's datatype. hierarchical_nvls: the group is a node (s_.domain_size ranks in
   // rank order); every NVLS switch is linked to exactly the ranks of one node, every rank
   // to at least one NVLS switch, and switches without NVLS (the NICs' rails) are allowed.
-  void nvls_checks() {
-    const bool per_node = s_.workload.algorithm == "hierarchical_nvls";
-    const std::string why = "the " + s_.workload.algorithm + " " + s_.workload.collective +
+  // Throws InputError (located at workload.algorithm or workload.datatype) on the first
+  // problem; `algorithm` is nvls or hierarchical_nvls.
+  void nvls_checks(const std::string& algorithm) {
+    const bool per_node = algorithm == "hierarchical_nvls";
+    const std::string why = "the " + algorithm + " " + s_.workload.collective +
                             " reduces in the switches";
     std::set<int> rank_devices;
     for (int id : s_.ranks) rank_devices.insert(s_.graph.endpoints[id]);

@@ -102,6 +102,10 @@ struct SystemSpec {
   std::vector<int> ranks;    // endpoint ids in rank order
   int domain_size = 0;       // ranks per node (multi_node: endpoints_per_node), 0: one node
   WorkloadSpec workload;
+  // algorithm: auto: the in-switch algorithms of the collective (nvls, hierarchical_nvls)
+  // that pass the checks of naming them explicitly, so auto may choose them; on a single
+  // domain hierarchical_nvls is nvls's schedule and is left to nvls.
+  std::vector<std::string> auto_in_switch;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
 };
 

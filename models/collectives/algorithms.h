@@ -244,7 +244,8 @@ Schedule all_gather_nvls(const CollParams& p);
 //     to exactly the ranks of each domain (config checks).
 Schedule allreduce_hierarchical_nvls(const CollParams& p, int domain_size);
 // True for the algorithms that reduce or multicast in NVLS switches (nvls,
-// hierarchical_nvls): they need NVLS switches and `auto` never picks them.
+// hierarchical_nvls): they need NVLS switches, and `auto` considers them only where the
+// config checks of naming them pass (SystemSpec::auto_in_switch).
 inline bool uses_nvls_switches(const std::string& algorithm) {
   return algorithm == "nvls" || algorithm == "hierarchical_nvls";
 }

@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <deque>
 #include <map>
-#include <unordered_map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,12 @@
 #include "models/core/errors.h"
 
 namespace fabricsim::coll {
+
+namespace {
+
+bool is_in_switch(OpKind k) { return k == OpKind::kNvlsReduce || k == OpKind::kNvlsStore; }
+
+}  // namespace
 
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
@@ -29,29 +36,103 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   p.slices = slices;
   const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
+  const auto prog = [&](int r) -> const std::vector<Op>& {
+    return s.programs[static_cast<std::size_t>(r)].ops;
+  };
+  bool in_switch = false;
+  for (int r = 0; r < n; ++r)
+    for (const Op& op : prog(r)) in_switch = in_switch || is_in_switch(op.kind);
+  if (in_switch && f.nvls.size() != static_cast<std::size_t>(n))
+    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
+                        " reduces in the switches, and the fabric has no NVLS path");
+  const auto nvls = [&](int r) -> const NvlsPath& {
+    const NvlsPath& np = f.nvls[static_cast<std::size_t>(r)];
+    if (np.group < 0)
+      throw InternalError("schedule_cost: rank " + std::to_string(r) +
+                          " has no link into an NVLS switch");
+    return np;
+  };
 
   // Bandwidth: bytes per (rank, group) over the group's rate; the groups of a rank run in
   // parallel (max), except in hierarchical, whose groups serve its phases in turn (sum),
-  // or with slices as a pipeline (max plus 1/slices of the rest).
+  // or with slices as a pipeline (max plus 1/depth of the rest). Point-to-point schedules
+  // are symmetric and only their sends are counted; with in-switch ops both directions
+  // are (up: GPU -> fabric, down: fabric -> GPU), and the switches' engines.
   const bool phased = algorithm == "hierarchical" || algorithm == "hierarchical_nvls";
+  // Pipeline depth of a phased schedule: its slices; hierarchical_nvls also reduces, sends
+  // across and stores each slice sub-block by sub-block (N per slice, in the order the
+  // ring across domains moves them), so its levels already overlap per sub-block.
+  const int domains = n / (f.domain_size > 0 ? f.domain_size : n);
+  const int depth =
+      std::max(slices, 1) * (algorithm == "hierarchical_nvls" ? std::max(domains, 1) : 1);
+  std::vector<std::map<int, double>> up(static_cast<std::size_t>(n)),
+      down(static_cast<std::size_t>(n));
+  std::vector<double> reduce_in(f.nvls_switches.size(), 0.0),
+      mcast_in(f.nvls_switches.size(), 0.0);
+  for (int r = 0; r < n; ++r) {
+    auto& u = up[static_cast<std::size_t>(r)];
+    for (const Op& op : prog(r)) {
+      const double b = static_cast<double>(op.count) * elem_bytes;
+      if (op.kind == OpKind::kSend) {
+        u[f.path(r, op.peer).group] += b;
+        if (in_switch) down[static_cast<std::size_t>(op.peer)][f.path(op.peer, r).group] += b;
+      } else if (is_in_switch(op.kind)) {
+        const NvlsPath& me = nvls(r);
+        const int first = nvls_group_first(s, r), size = nvls_group_size(s);
+        const bool reduce = op.kind == OpKind::kNvlsReduce;
+        // Reduce: requests up, every member's read down and answer up, the result down.
+        // Store: the data up, a replica down to every member (this rank included).
+        u[me.group] += reduce ? b * me.req_bytes : b;
+        if (reduce) down[static_cast<std::size_t>(r)][me.group] += b;
+        for (int q = first; q < first + size; ++q) {
+          const NvlsPath& m = nvls(q);
+          auto& dq = down[static_cast<std::size_t>(q)][m.group];
+          if (reduce) {
+            dq += b * m.read_bytes;
+            up[static_cast<std::size_t>(q)][m.group] += b;
+          } else {
+            dq += b;
+          }
+        }
+        for (const auto& [sw, share] : me.switches)
+          (reduce ? reduce_in : mcast_in)[static_cast<std::size_t>(sw)] +=
+              (reduce ? b * size : b) * share;
+      }
+    }
+  }
+  // The engines' times (s for the reference bytes): input over rate.
+  std::vector<double> engine_s(f.nvls_switches.size(), 0.0);
+  for (std::size_t sw = 0; sw < f.nvls_switches.size(); ++sw) {
+    const NvlsEngine& e = f.nvls_switches[sw];
+    if (e.reduce_Bps > 0) engine_s[sw] = reduce_in[sw] / e.reduce_Bps;
+    if (e.multicast_Bps > 0) engine_s[sw] = std::max(engine_s[sw], mcast_in[sw] / e.multicast_Bps);
+  }
   double worst = 0;
   for (int r = 0; r < n; ++r) {
-    std::map<int, double> bytes;
-    for (const Op& op : s.programs[static_cast<std::size_t>(r)].ops)
-      if (op.kind == OpKind::kSend)
-        bytes[f.path(r, op.peer).group] += static_cast<double>(op.count) * elem_bytes;
+    std::map<int, double> t_of;  // group -> time
+    for (const auto& [g, b] : up[static_cast<std::size_t>(r)]) t_of[g] = b / f.group_Bps(r, g);
+    for (const auto& [g, b] : down[static_cast<std::size_t>(r)])
+      t_of[g] = std::max(t_of[g], b / f.group_Bps(r, g));
+    if (in_switch) {
+      const NvlsPath& me = nvls(r);
+      if (t_of.count(me.group))
+        for (const auto& [sw, share] : me.switches)
+          t_of[me.group] = std::max(t_of[me.group], engine_s[static_cast<std::size_t>(sw)]);
+    }
     double sum = 0, most = 0;
-    for (const auto& [g, b] : bytes) {
-      const double t = b / f.group_Bps(r, g);
+    for (const auto& [g, t] : t_of) {
       sum += t;
       most = std::max(most, t);
     }
-    const double rank_time = !phased ? most : most + (sum - most) / std::max(slices, 1);
+    const double rank_time = !phased ? most : most + (sum - most) / depth;
     worst = std::max(worst, rank_time);
   }
   cost.s_per_byte = worst / ref_bytes;
 
-  // Latency: longest dependent message chain, every op in program order per rank.
+  // Latency: longest dependent message chain. An op is ready when its deps are done and,
+  // for a recv, its message has arrived (alpha after the matching send or store started);
+  // ops run as soon as they are ready, as the engine runs them (recvs posted up front
+  // block nothing but their dependents).
   struct Key {
     int src, dst;
     uint64_t tag;
@@ -59,44 +140,70 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
       return std::tie(src, dst, tag) < std::tie(o.src, o.dst, o.tag);
     }
   };
-  std::map<Key, double> send_start;  // (src, dst, tag) -> start time of the send
-  std::vector<std::vector<double>> done(static_cast<std::size_t>(n));
-  std::vector<std::size_t> next(static_cast<std::size_t>(n), 0);
+  std::map<Key, std::pair<int, uint32_t>> recv_of;  // (src, dst, tag) -> dst's recv op
+  std::vector<std::vector<double>> done(static_cast<std::size_t>(n)),
+      arrival(static_cast<std::size_t>(n));
+  std::vector<std::vector<uint32_t>> need(static_cast<std::size_t>(n));
+  std::vector<std::vector<std::vector<uint32_t>>> dependents(static_cast<std::size_t>(n));
+  std::deque<std::pair<int, uint32_t>> ready;
   std::size_t left = 0;
   for (int r = 0; r < n; ++r) {
-    done[static_cast<std::size_t>(r)].assign(s.programs[static_cast<std::size_t>(r)].ops.size(), 0);
-    left += s.programs[static_cast<std::size_t>(r)].ops.size();
-  }
-  double latest = 0;
-  while (left > 0) {
-    bool progress = false;
-    for (int r = 0; r < n; ++r) {
-      const auto& ops = s.programs[static_cast<std::size_t>(r)].ops;
-      std::size_t& i = next[static_cast<std::size_t>(r)];
-      auto& d = done[static_cast<std::size_t>(r)];
-      while (i < ops.size()) {
-        const Op& op = ops[i];
-        double t = 0;
-        for (uint32_t dep : op.deps) t = std::max(t, d[dep]);
-        if (op.kind == OpKind::kRecv) {
-          auto it = send_start.find(Key{op.peer, r, op.tag});
-          if (it == send_start.end()) break;  // its send has not been reached yet
-          t = std::max(t, it->second + f.path(op.peer, r).alpha_s);
-          send_start.erase(it);
-        } else if (op.kind == OpKind::kSend) {
-          send_start[Key{r, op.peer, op.tag}] = t;
-        }
-        d[i] = t;
-        latest = std::max(latest, t);
-        ++i;
-        --left;
-        progress = true;
+    const auto& ops = prog(r);
+    const auto ri = static_cast<std::size_t>(r);
+    done[ri].assign(ops.size(), 0);
+    arrival[ri].assign(ops.size(), 0);
+    need[ri].assign(ops.size(), 0);
+    dependents[ri].assign(ops.size(), {});
+    left += ops.size();
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      need[ri][i] = static_cast<uint32_t>(ops[i].deps.size());
+      for (uint32_t d : ops[i].deps) dependents[ri][d].push_back(i);
+      if (ops[i].kind == OpKind::kRecv) {
+        ++need[ri][i];
+        recv_of[Key{ops[i].peer, r, ops[i].tag}] = {r, i};
       }
+      if (need[ri][i] == 0) ready.emplace_back(r, i);
     }
-    if (!progress)
-      throw InternalError("schedule_cost: " + collective + "/" + algorithm +
-                          " cannot complete in program order");
   }
+  const auto release = [&](int r, uint32_t i) {
+    if (--need[static_cast<std::size_t>(r)][i] == 0) ready.emplace_back(r, i);
+  };
+  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
+    auto it = recv_of.find(Key{src, dst, tag});
+    if (it == recv_of.end()) return;  // validate() rules this out for make_schedule's output
+    const auto [q, j] = it->second;
+    arrival[static_cast<std::size_t>(q)][j] = at;
+    recv_of.erase(it);
+    release(q, j);
+  };
+  double latest = 0;
+  while (!ready.empty()) {
+    const auto [r, i] = ready.front();
+    ready.pop_front();
+    const auto ri = static_cast<std::size_t>(r);
+    const Op& op = prog(r)[i];
+    double t = 0;
+    for (uint32_t dep : op.deps) t = std::max(t, done[ri][dep]);
+    switch (op.kind) {
+      case OpKind::kRecv: t = std::max(t, arrival[ri][i]); break;
+      case OpKind::kSend: deliver(r, op.peer, op.tag, t + f.path(r, op.peer).alpha_s); break;
+      case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
+      case OpKind::kNvlsStore: {
+        const int first = nvls_group_first(s, r);
+        for (int q = first; q < first + nvls_group_size(s); ++q)
+          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
+        break;
+      }
+      default: break;
+    }
+    done[ri][i] = t;
+    latest = std::max(latest, t);
+    --left;
+    for (uint32_t d : dependents[ri][i]) release(r, d);
+  }
+  if (left > 0)
+    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
+                        " cannot complete: " + std::to_string(left) + " ops never ready");
   cost.latency_s = latest;
   return cost;
 }

@@ -9,6 +9,9 @@
 //     FabricCosts::path(src, dst).alpha_s (a send starts when its deps are done, a recv is
 //     done alpha after its matching send started). Ring all-reduce: 2(n-1) hops; tree:
 //     up and down the depth; hierarchical: 2(L-1) hops inside nodes + 2(N-1) across.
+//     In-switch ops (NVLS): a kNvlsReduce is done NvlsPath::reduce_alpha_s after it
+//     starts (request up, reads down, answers up, engine, result down); a kNvlsStore's
+//     replicas reach the group's kRecvs NvlsPath::store_alpha_s after it starts.
 //   * bandwidth: every rank's bytes are summed per port group (the ports that reach the
 //     destination: a GPU's NVLink ports for its node, its NIC for other nodes), divided
 //     by that group's payload rate; the busiest rank sets s_per_byte. Messages in flight
@@ -17,12 +20,24 @@
 //     are costed in sequence (the sum): measured on 16 x DGX H100 they do not overlap
 //     (64 MiB: 642 us simulated, 326 + 316 us for the two phase kinds alone), while on
 //     2 nodes the short NIC phase hides under the NVLink ones (docs/collectives.md).
+//     Schedules with in-switch ops are asymmetric (the switch -> GPU direction carries
+//     the switches' reads, the results and every replica), so for them both directions
+//     of a group are counted and the group's time is the busier one; header-only
+//     packets (NVLS requests and reads) count as NvlsPath::req_bytes / read_bytes of
+//     payload per byte they ask for. The switches' reduction and multicast engines are
+//     resources too: a reduction of B bytes over G ranks feeds G B of input to the
+//     engines of the requester's switches (each its share of the requester's links), a
+//     store B to its multicast engines; an engine's time is its input over its rate,
+//     and a rank's NVLS group takes at least as long as the slowest engine it feeds.
 // Pipelining is taken in the fine-piece limit (latency and bandwidth terms add, as in
-// alpha_beta_time_s); reduction arithmetic, queueing and credit effects are not in it.
+// alpha_beta_time_s); reduction arithmetic (except the switches' engines), queueing and
+// credit effects are not in it.
 #pragma once
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace fabricsim::coll {
 
@@ -31,11 +46,32 @@ struct PathCost {
   int group = 0;       // the sender's port group that carries src -> dst (ids per rank)
 };
 
+// One rank's in-switch (NVLS) path: its links into NVLS switches and what they cost.
+struct NvlsPath {
+  int group = -1;          // its port group of those links (as PathCost::group); -1: none
+  double req_bytes = 0;    // payload-equivalent bytes on the group per byte a request
+                           // (GPU -> switch, header only) asks for: header wire bytes /
+                           // a full data packet's wire bytes
+  double read_bytes = 0;   // the same for the switch's reads (switch -> GPU)
+  double reduce_alpha_s = 0;  // kNvlsReduce of one small packet, start to result back
+  double store_alpha_s = 0;   // kNvlsStore of one small packet, start to a member's replica
+  // (NVLS switch index, share of this rank's NVLS traffic it takes: its links' rate over
+  // the rank's NVLS links' rate); the shares sum to 1.
+  std::vector<std::pair<int, double>> switches;
+};
+
+struct NvlsEngine {
+  double reduce_Bps = 0;     // reduction engine: input bytes per second (0: no limit)
+  double multicast_Bps = 0;  // multicast engine: input bytes per second (0: no limit)
+};
+
 struct FabricCosts {
   int ranks = 0;
   int domain_size = 0;  // ranks per node (0: one node); passed to make_schedule
   std::function<PathCost(int src, int dst)> path;
   std::function<double(int rank, int group)> group_Bps;  // payload bytes/s of that group
+  std::vector<NvlsPath> nvls;             // per rank; empty: no NVLS (in-switch ops throw)
+  std::vector<NvlsEngine> nvls_switches;  // per NVLS switch index of NvlsPath::switches
 };
 
 struct AlgoCost {
@@ -49,10 +85,12 @@ struct AlgoCost {
 // rails a rail-aligned ring uses), one piece per message and a reference count of
 // 8 * channels * ranks elements of `elem_bytes`. Throws InternalError for unknown names or
 // a schedule that cannot complete.
-// `slices` is CollParams::slices (all_reduce hierarchical): with one slice the phases of
-// hierarchical run in turn, so its port groups' times add up; with M > 1 slices they
-// overlap as a pipeline and the bandwidth term is the busiest group plus 1/M of the
-// others (the pipeline's fill and drain).
+// `slices` is CollParams::slices (all_reduce hierarchical, hierarchical_nvls): with one
+// slice the phases of hierarchical run in turn, so its port groups' times add up; with
+// M > 1 slices they overlap as a pipeline and the bandwidth term is the busiest group plus
+// 1/M of the others (the pipeline's fill and drain). hierarchical_nvls moves every slice
+// through its levels sub-block by sub-block (N = ranks / domain_size per slice), so its
+// pipeline has M N stages: the busiest group plus 1/(M N) of the others.
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
                        int slices = 1);

@@ -3,7 +3,9 @@
 // the reduction engine's throughput as the bound when it is the slowest stage.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/system/system_util.h"
@@ -150,4 +152,110 @@ TEST(WorkedExample, SeventyBillionOn72GpusWithin2PercentOfClosedForms) {
     EXPECT_NEAR(t / c.closed_form_s, 1.0, 0.02) << "closed form " << c.closed_form_s << " s";
     expect_accounting_clean(r.results);
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// `algorithm: auto` with NVLS switches (fabrics/cost_model.h; docs/collectives.md, "auto").
+
+namespace {
+
+// One message size on configs/minimal.yaml at 8 ranks (one switch, 2 links per GPU,
+// sync: data, per packet), NVLS on or off; returns {algorithm of the row, time_us}.
+std::pair<std::string, double> one_switch_row(const std::string& algo, const std::string& size,
+                                              bool nvls) {
+  std::vector<std::string> args{"run", source("configs/minimal.yaml"), "--quiet", "--set",
+                                "topology.endpoints=8", "--set", "device_types.sw.ports=16",
+                                "--set", "simulation.functional=false", "--set",
+                                "workload.algorithm=" + algo, "--set",
+                                "workload.min_bytes=" + size, "--set",
+                                "workload.max_bytes=" + size};
+  if (nvls)
+    for (const char* s : {"device_types.sw.nvls=true", "device_types.sw.nvls_reduce_bandwidth=400GB/s"})
+      args.insert(args.end(), {"--set", s});
+  RunResult r = run_fabricsim(args, fresh_dir("auto_nvls_" + algo));
+  EXPECT_EQ(r.exit_code, 0) << algo << " " << size << ": " << r.err;
+  if (r.exit_code != 0) return {"", 0};
+  expect_accounting_clean(r.results);
+  const json& row = r.results["rows"][0];
+  return {row["algorithm"].get<std::string>(), row["time_us"].get<double>()};
+}
+
+}  // namespace
+
+// With NVLS switches auto considers nvls. On one switch with sync: data a point-to-point
+// step is one packet trip (2 links + pipeline, 166 ns) and direct needs 2 of them, while an
+// NVLS reduction is 4 link trips and 2 pipelines and its store 2 more links and a pipeline
+// (460 ns): at 1 KiB direct wins (simulated 0.365 us, nvls 0.497). Per byte nvls moves
+// 1.325 S on the busier (switch -> GPU) direction against the point-to-point algorithms'
+// 1.75 S: at 1 MiB nvls wins (42.04 us, direct = ring = halving-doubling 46.03). auto must
+// pick direct and nvls, each row's time must be the explicit run's (same schedule, same
+// fabric: exactly equal), and that must be the fastest of every candidate simulated.
+TEST(AutoNvls, OneSwitchPicksDirectSmallAndNvlsLargeAndTheFastestSimulated) {
+  for (const char* size : {"1KiB", "1MiB"}) {
+    const auto [pick, t_auto] = one_switch_row("auto", size, true);
+    RecordProperty(std::string("auto_") + size, pick + " " + std::to_string(t_auto));
+    EXPECT_EQ(pick, std::string(size) == "1KiB" ? "direct" : "nvls") << size;
+    double best = 1e300;
+    for (const char* algo : {"ring", "tree", "halving_doubling", "direct", "hierarchical", "nvls"}) {
+      const double t = one_switch_row(algo, size, true).second;
+      if (algo == pick) {
+        EXPECT_EQ(t_auto, t) << size << " " << algo;
+      }
+      best = std::min(best, t);
+    }
+    EXPECT_EQ(t_auto, best) << size;
+  }
+}
+
+// DGX H100 (configs/dgx_h100.yaml as shipped, 64 MiB): NVLS is link-bound; the model's
+// algbw is the GPU's NVLink payload rate, 18 x 25 GB/s x 128/160 = 360 GB/s, over the
+// switch -> GPU bytes per byte of S, 32/160 (reads) + 1/8 (result) + 1 (replicas) = 1.325:
+// 271.7 GB/s, against the ring's 205.7. auto picks nvls, and its row is the explicit nvls
+// run's (247.65 us; ring 327.93).
+TEST(AutoNvls, DgxH100PicksNvlsForLargeMessages) {
+  double t[2];
+  std::string pick;
+  json model;
+  for (int i = 0; i < 2; ++i) {
+    RunResult r = run_fabricsim({"run", source("configs/dgx_h100.yaml"), "--quiet", "--set",
+                                 std::string("workload.algorithm=") + (i ? "nvls" : "auto"),
+                                 "--set", "workload.min_bytes=64MiB", "--set",
+                                 "workload.max_bytes=64MiB"},
+                                fresh_dir("auto_nvls_h100"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json& row = row_of(r.results, 64ull << 20);
+    t[i] = row["time_us"].get<double>();
+    if (i == 0) {
+      pick = row["algorithm"].get<std::string>();
+      model = r.results["auto_cost_model"];
+    }
+  }
+  RecordProperty("auto_us", std::to_string(t[0]));
+  EXPECT_EQ(pick, "nvls");
+  EXPECT_EQ(t[0], t[1]);
+  ASSERT_TRUE(model.contains("nvls")) << model.dump();
+  EXPECT_NEAR(model["nvls"]["GBps"].get<double>(), 360.0 / 1.325, 0.01);
+  EXPECT_FALSE(model.contains("hierarchical_nvls"));  // one domain: nvls's schedule
+}
+
+// Without NVLS switches auto's candidates and picks are what they were before it knew
+// NVLS: no nvls candidate, direct at both sizes (0.365376 and 46.0348 us, as direct run
+// explicitly).
+TEST(AutoNvls, WithoutNvlsSwitchesPicksAreUnchanged) {
+  RunResult r = run_fabricsim(
+      {"run", source("configs/minimal.yaml"), "--quiet", "--set", "topology.endpoints=8", "--set",
+       "device_types.sw.ports=16", "--set", "simulation.functional=false", "--set",
+       "workload.algorithm=auto", "--set", "workload.min_bytes=1KiB", "--set",
+       "workload.max_bytes=1MiB", "--set", "workload.step_factor=1024"},
+      fresh_dir("auto_no_nvls"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : r.results["auto_cost_model"].items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"direct", "halving_doubling", "hierarchical",
+                                            "hierarchical/2", "hierarchical/4",
+                                            "hierarchical/8", "ring", "tree"}));
+  ASSERT_EQ(r.results["rows"].size(), 2u);
+  for (const json& row : r.results["rows"]) EXPECT_EQ(row["algorithm"], "direct");
+  EXPECT_EQ(r.results["rows"][0]["time_us"].get<double>(), one_switch_row("direct", "1KiB", false).second);
+  EXPECT_EQ(r.results["rows"][1]["time_us"].get<double>(), one_switch_row("direct", "1MiB", false).second);
 }

@@ -121,12 +121,16 @@ TEST(SixteenNodeIb, LargeMessagesRingBeatsTreeAndHalvingDoublingAutoPicksSlicedH
   EXPECT_LT(t["ring"] * 1.3, t["tree"]);
   EXPECT_LT(t["ring"] * 1.3, t["halving_doubling"]);
   EXPECT_LT(t["auto"] * 1.1, t["ring"]);
-  // auto also chooses the slices of hierarchical (1, 2, 4 or 8). With one slice the ring
-  // reduce-scatter hands a node's block to the NICs only in its last step, so the phases
-  // run nearly in turn; slices pipeline them (docs/collectives.md, "Slices"). Measured:
-  // auto picks hierarchical/4, 255.37 us, against 360.87 with one slice and the ring's
-  // 459.14; the test asks for a sliced hierarchical 20% faster than one slice.
-  EXPECT_EQ(auto_pick.rfind("hierarchical/", 0), 0u) << auto_pick;
+  // auto also chooses the slices of hierarchical and hierarchical_nvls (1, 2, 4 or 8), and
+  // the nodes' NVSwitches have NVLS, so hierarchical_nvls is a candidate. With one slice
+  // the ring reduce-scatter hands a node's block to the NICs only in its last step, so the
+  // phases run nearly in turn; slices pipeline them (docs/collectives.md, "Slices").
+  // Measured: hierarchical/4 255.37 us, against 360.87 with one slice and the ring's
+  // 459.14. auto now picks hierarchical_nvls, whose node phases run in the switches
+  // (1.125 S per GPU and direction on NVLink instead of 1.75 S) and whose levels overlap
+  // sub-block by sub-block even with one slice (hierarchical_nvls/2: 201.59 us). The test
+  // asks for an in-switch hierarchical 20% faster than one-slice hierarchical.
+  EXPECT_EQ(auto_pick.rfind("hierarchical_nvls", 0), 0u) << auto_pick;
   const json r = run_ok(cat({"run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
                              "workload.algorithm=hierarchical", "--set", "workload.channels=4"},
                             sizes("32MiB", "32MiB")),
