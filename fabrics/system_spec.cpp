@@ -358,6 +358,16 @@ class Loader {
     return it->second;
   }
 
+  // The device type a topology parameter names, which must be a switch (or an endpoint).
+  const DeviceType& topo_type(const Params& p, const char* key, bool want_switch) {
+    const std::string name = p.str(key);
+    const DeviceType& dt = device_type(p.node(key), std::string("topology.") + key, name);
+    if (dt.is_switch != want_switch)
+      p.fail(key, "device type '" + name + (want_switch ? "' is not a switch" : "' is a switch"),
+             want_switch ? "name a switch type" : "name an endpoint type");
+    return dt;
+  }
+
   const LinkParams& link_type(const YAML::Node& at, const std::string& path,
                               const std::string& name) {
     auto it = s_.link_types.find(name);
@@ -481,12 +491,8 @@ class Loader {
     s_.resolved["topology"] = p.to_json();
     s_.resolved["topology"]["type"] = "switched_node";
     const std::string et = p.str("endpoint_type"), st = p.str("switch_type");
-    const DeviceType& edt = device_type(p.node("endpoint_type"), "topology.endpoint_type", et);
-    const DeviceType& sdt = device_type(p.node("switch_type"), "topology.switch_type", st);
-    if (edt.is_switch)
-      p.fail("endpoint_type", "device type '" + et + "' is a switch", "name an endpoint type");
-    if (!sdt.is_switch)
-      p.fail("switch_type", "device type '" + st + "' is not a switch", "name a switch type");
+    const DeviceType& edt = topo_type(p, "endpoint_type", false);
+    const DeviceType& sdt = topo_type(p, "switch_type", true);
     const int ne = int(p.integer("endpoints")), ns = int(p.integer("switches"));
     const std::vector<int64_t>& lps = p.int_list("links_per_switch");
     if (int(lps.size()) != ns)
@@ -530,18 +536,12 @@ class Loader {
     s_.resolved["topology"]["type"] = "multi_node";
     const std::string et = p.str("endpoint_type"), st = p.str("switch_type");
     const std::string rt = p.str("rail_switch_type");
-    const DeviceType& edt = device_type(p.node("endpoint_type"), "topology.endpoint_type", et);
-    const DeviceType& sdt = device_type(p.node("switch_type"), "topology.switch_type", st);
-    const DeviceType& rdt = device_type(p.node("rail_switch_type"), "topology.rail_switch_type", rt);
-    if (edt.is_switch)
-      p.fail("endpoint_type", "device type '" + et + "' is a switch", "name an endpoint type");
+    const DeviceType& edt = topo_type(p, "endpoint_type", false);
+    const DeviceType& sdt = topo_type(p, "switch_type", true);
+    const DeviceType& rdt = topo_type(p, "rail_switch_type", true);
     if (edt.nic_ports < 1)
       p.fail("endpoint_type", "device type '" + et + "' has no NIC ports (nic_ports: 0)",
              "set device_types." + et + ".nic_ports: 1 (one NIC per GPU)");
-    if (!sdt.is_switch)
-      p.fail("switch_type", "device type '" + st + "' is not a switch", "name a switch type");
-    if (!rdt.is_switch)
-      p.fail("rail_switch_type", "device type '" + rt + "' is not a switch", "name a switch type");
     const int nodes = int(p.integer("nodes")), per = int(p.integer("endpoints_per_node"));
     const int ns = int(p.integer("switches_per_node"));
     const int nic = edt.nic_ports, fabric_ports = edt.ports - edt.nic_ports;
@@ -584,9 +584,7 @@ class Loader {
       spt = p.str("spine_switch_type");
       if (spt == "none")
         p.fail("spine_switch_type", "spines > 0 needs a spine_switch_type", "name a switch type");
-      const DeviceType& pdt = device_type(p.node("spine_switch_type"), "topology.spine_switch_type", spt);
-      if (!pdt.is_switch)
-        p.fail("spine_switch_type", "device type '" + spt + "' is not a switch", "name a switch type");
+      const DeviceType& pdt = topo_type(p, "spine_switch_type", true);
       if (per_spine > pdt.ports)
         p.fail("spines",
                "every spine needs " + std::to_string(per_spine) + " ports (" +
@@ -639,20 +637,14 @@ class Loader {
     s_.resolved["topology"]["type"] = "two_tier";
     const std::string et = p.str("endpoint_type"), lt = p.str("leaf_switch_type");
     const std::string st = p.str("spine_switch_type");
-    const DeviceType& edt = device_type(p.node("endpoint_type"), "topology.endpoint_type", et);
-    const DeviceType& ldt = device_type(p.node("leaf_switch_type"), "topology.leaf_switch_type", lt);
-    const DeviceType& sdt = device_type(p.node("spine_switch_type"), "topology.spine_switch_type", st);
-    if (edt.is_switch)
-      p.fail("endpoint_type", "device type '" + et + "' is a switch", "name an endpoint type");
+    const DeviceType& edt = topo_type(p, "endpoint_type", false);
+    const DeviceType& ldt = topo_type(p, "leaf_switch_type", true);
+    const DeviceType& sdt = topo_type(p, "spine_switch_type", true);
     if (edt.nic_ports > 0)
       p.fail("endpoint_type",
              "device type '" + et + "' has " + std::to_string(edt.nic_ports) +
                  " NIC ports; two_tier links every endpoint port into a scale-up plane",
              "set device_types." + et + ".nic_ports: 0, or use multi_node for NICs");
-    if (!ldt.is_switch)
-      p.fail("leaf_switch_type", "device type '" + lt + "' is not a switch", "name a switch type");
-    if (!sdt.is_switch)
-      p.fail("spine_switch_type", "device type '" + st + "' is not a switch", "name a switch type");
     const int ne = int(p.integer("endpoints")), racks = int(p.integer("racks"));
     const int down = int(p.integer("leaf_down")), up = int(p.integer("leaf_up"));
     const int spines = int(p.integer("spines_per_plane")), planes = edt.ports;
