@@ -363,8 +363,9 @@ std::vector<TypeEntry> build() {
           "ring",
           "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
           "the topology-derived cost model (docs/collectives.md; nvls and hierarchical_nvls "
-          "are candidates where the system runs them). nvls needs switches with nvls: true linked to every rank; "
-          "hierarchical_nvls needs them linked to exactly the ranks of each node.")};
+          "are candidates where the system runs them; up to 256 ranks). nvls needs switches "
+          "with nvls: true linked to every rank; hierarchical_nvls needs them linked to "
+          "exactly the ranks of each node.")};
     ps.insert(ps.end(), sweep_params.begin(), sweep_params.end());
     r.push_back({Category::kWorkload,
                  {"allreduce_sweep",
@@ -380,7 +381,8 @@ std::vector<TypeEntry> build() {
         P("algorithm", Kind::kString, "default", "",
           "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
           "chooses per size with the topology-derived cost model (docs/collectives.md; "
-          "nvls and hierarchical_nvls are candidates where the system runs them). all_reduce: ring, tree, halving_doubling, "
+          "nvls and hierarchical_nvls are candidates where the system runs them; up to 256 "
+          "ranks). all_reduce: ring, tree, halving_doubling, "
           "direct, hierarchical, nvls, hierarchical_nvls; reduce_scatter, all_gather: ring, "
           "nvls; broadcast, reduce: ring; alltoall: pairwise, direct; sendrecv: direct. nvls "
           "needs switches with nvls: true linked to every rank; hierarchical_nvls needs "

@@ -24,6 +24,9 @@ using cfg::Params;
 
 namespace {
 
+// algorithm: auto on more ranks than this is a config error (Loader::cross_checks).
+constexpr size_t kAutoMaxRanks = 256;
+
 std::string real_text(double v) {
   std::ostringstream os;
   os << v;
@@ -1036,10 +1039,19 @@ class Loader {
                std::to_string(n) + ")",
            "use a rank from 0 to " + std::to_string(n - 1));
     if (coll::uses_nvls_switches(s_.workload.algorithm)) nvls_checks(s_.workload.algorithm);
+    // auto costs every candidate's whole schedule per size (direct's n^2 messages, each
+    // with its derived dependencies): 256 ranks take ~3 minutes and ~3 GB, 576 more than
+    // 14 GB. Refuse instead of exhausting memory.
+    const bool training = is_training_workload(s_.workload.type);
+    if (s_.workload.algorithm == "auto" && !training && n > kAutoMaxRanks)
+      fail(file_, algorithm_node_, "workload.algorithm",
+           "auto is limited to " + std::to_string(kAutoMaxRanks) + " ranks and this system has " +
+               std::to_string(n) + ": its cost model builds every candidate's schedule (direct "
+               "all-reduce alone has n^2 messages), which takes more memory than a machine has",
+           "name an algorithm (e.g. ring, tree or halving_doubling)");
     // auto: an in-switch algorithm is a candidate exactly where naming it would pass its
     // checks (the same code; its complaint just removes the candidate). On one domain
     // hierarchical_nvls has nvls's reductions and stores (no level to cross): left to nvls.
-    const bool training = is_training_workload(s_.workload.type);
     if (s_.workload.algorithm == "auto" && !training)
       for (const std::string& a : coll::algorithms_for(s_.workload.collective)) {
         if (!coll::uses_nvls_switches(a)) continue;
