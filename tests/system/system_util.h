@@ -74,4 +74,31 @@ inline void expect_accounting_clean(const nlohmann::json& results) {
   EXPECT_GT(c["payload_bytes_sent"].get<uint64_t>(), 0u);
 }
 
+// Link-level retry counters summed over every port of a run (endpoints and switches have
+// none).
+struct RetryTotals {
+  uint64_t crc_errors = 0, replays = 0, replay_wire_bytes = 0, retry_ps = 0;
+};
+
+inline RetryTotals retry_totals(const nlohmann::json& results) {
+  RetryTotals t;
+  for (const auto& [name, s] : results["stats"].items()) {
+    if (!s.contains("crc_errors")) continue;
+    t.crc_errors += s["crc_errors"].get<uint64_t>();
+    t.replays += s["replays"].get<uint64_t>();
+    t.replay_wire_bytes += s["replay_wire_bytes"].get<uint64_t>();
+    t.retry_ps += s["retry_ps"].get<uint64_t>();
+  }
+  return t;
+}
+
+// A functional run: every row exact, nothing lost or left over.
+inline void expect_exact_and_clean(const nlohmann::json& results) {
+  ASSERT_TRUE(results["checks"]["functional"].get<bool>());
+  for (const nlohmann::json& r : results["rows"]) EXPECT_EQ(r["wrong"].get<uint64_t>(), 0u);
+  const nlohmann::json& c = results["checks"];
+  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
+}
+
 }  // namespace fabricsim::systest

@@ -11,34 +11,6 @@
 using namespace fabricsim::systest;
 using nlohmann::json;
 
-namespace {
-
-struct Totals {
-  uint64_t crc_errors = 0, replays = 0, replay_wire_bytes = 0, retry_ps = 0;
-};
-
-Totals port_totals(const json& results) {
-  Totals t;
-  for (const auto& [name, s] : results["stats"].items()) {
-    if (!s.contains("crc_errors")) continue;  // endpoints and switches
-    t.crc_errors += s["crc_errors"].get<uint64_t>();
-    t.replays += s["replays"].get<uint64_t>();
-    t.replay_wire_bytes += s["replay_wire_bytes"].get<uint64_t>();
-    t.retry_ps += s["retry_ps"].get<uint64_t>();
-  }
-  return t;
-}
-
-void expect_exact_and_clean(const json& results) {
-  ASSERT_TRUE(results["checks"]["functional"].get<bool>());
-  for (const json& r : results["rows"]) EXPECT_EQ(r["wrong"].get<uint64_t>(), 0u);
-  const json& c = results["checks"];
-  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
-  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
-}
-
-}  // namespace
-
 // minimal.yaml (per-packet, 4 GPUs through a switch, functional) at ber 1e-6 against ber 0:
 // exact sums, replays on the links, per-port counters adding up to the run summary, and
 // every row slower or equal. Every CRC error costs one packet (160 B on the wire, or 48 B
@@ -55,14 +27,14 @@ TEST(LinkRetrySystem, MinimalWithBerIsExactAndShowsReplays) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_exact_and_clean(r.results);
 
-  const Totals t = port_totals(r.results);
+  const RetryTotals t = retry_totals(r.results);
   const json& lr = r.results["link_retry"];
   EXPECT_GT(t.crc_errors, 20u);  // ~6.3 MB of wire bits x 8 x 1e-6 = ~50 expected
   EXPECT_EQ(t.replays, t.crc_errors);
   EXPECT_EQ(lr["crc_errors"].get<uint64_t>(), t.crc_errors);
   EXPECT_EQ(lr["replay_wire_bytes"].get<uint64_t>(), t.replay_wire_bytes);
   EXPECT_EQ(t.retry_ps, t.crc_errors * 80'000 + t.replay_wire_bytes * 40);  // 40 ps per byte
-  EXPECT_EQ(port_totals(clean.results).crc_errors, 0u);
+  EXPECT_EQ(retry_totals(clean.results).crc_errors, 0u);
   EXPECT_EQ(clean.results["link_retry"]["crc_errors"].get<uint64_t>(), 0u);
   // The summary line appears only when something happened.
   EXPECT_NE(r.out.find("# link retry (all ports): " + std::to_string(t.crc_errors) +
@@ -94,7 +66,7 @@ TEST(LinkRetrySystem, DgxH100AggregatedAllReduceWithBerIsExact) {
       fresh_dir("retry_dgx"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_exact_and_clean(r.results);
-  const Totals t = port_totals(r.results);
+  const RetryTotals t = retry_totals(r.results);
   EXPECT_GT(t.crc_errors, 500u);  // 147 MB of wire x 8 x 1e-6 = ~1180 expected
   // Each replay re-sends one packet: at most 160 B (a full data packet), at least 48 B.
   EXPECT_LE(t.replay_wire_bytes, t.crc_errors * 160);
@@ -118,7 +90,7 @@ TEST(LinkRetrySystem, BitErrorsFollowTheSeed) {
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(a.results["rows"], b.results["rows"]);
   EXPECT_EQ(a.results["stats"], b.results["stats"]);
-  EXPECT_GT(port_totals(a.results).crc_errors, 0u);
+  EXPECT_GT(retry_totals(a.results).crc_errors, 0u);
   std::vector<uint64_t> ea, ec;
   for (const auto& [name, s] : a.results["stats"].items())
     if (s.contains("crc_errors")) ea.push_back(s["crc_errors"].get<uint64_t>());

@@ -16,30 +16,6 @@ using nlohmann::json;
 
 namespace {
 
-struct Totals {
-  uint64_t crc_errors = 0, replays = 0, replay_wire_bytes = 0, retry_ps = 0;
-};
-
-Totals port_totals(const json& results) {
-  Totals t;
-  for (const auto& [name, s] : results["stats"].items()) {
-    if (!s.contains("crc_errors")) continue;  // endpoints and switches
-    t.crc_errors += s["crc_errors"].get<uint64_t>();
-    t.replays += s["replays"].get<uint64_t>();
-    t.replay_wire_bytes += s["replay_wire_bytes"].get<uint64_t>();
-    t.retry_ps += s["retry_ps"].get<uint64_t>();
-  }
-  return t;
-}
-
-void expect_exact_and_clean(const json& results) {
-  ASSERT_TRUE(results["checks"]["functional"].get<bool>());
-  for (const json& r : results["rows"]) EXPECT_EQ(r["wrong"].get<uint64_t>(), 0u);
-  const json& c = results["checks"];
-  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
-  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
-}
-
 std::vector<std::string> pod8(const std::string& max_bytes) {
   return {"run", source("configs/ualink_pod8.yaml"), "--quiet", "--set",
           "workload.max_bytes=" + max_bytes};
@@ -69,13 +45,13 @@ TEST(UALinkReplaySystem, Pod8FunctionalWithBerIsExactAndShowsReplays) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   expect_exact_and_clean(r.results);
   expect_exact_and_clean(clean.results);
-  const Totals t = port_totals(r.results);
+  const RetryTotals t = retry_totals(r.results);
   EXPECT_GT(t.crc_errors, 20'000u);  // ~508 MB of wire / 680 B x p (5.3%): ~40,000
   EXPECT_EQ(t.replays, t.crc_errors);
   EXPECT_EQ(t.replay_wire_bytes, t.crc_errors * 680);
   EXPECT_EQ(t.retry_ps, t.crc_errors * 76'400);
   EXPECT_EQ(r.results["link_retry"]["crc_errors"].get<uint64_t>(), t.crc_errors);
-  EXPECT_EQ(port_totals(clean.results).crc_errors, 0u);
+  EXPECT_EQ(retry_totals(clean.results).crc_errors, 0u);
   EXPECT_NE(r.out.find("# link retry (all ports): " + std::to_string(t.crc_errors) +
                        " CRC errors"),
             std::string::npos)
@@ -156,7 +132,7 @@ TEST(UALinkReplaySystem, CodewordErrorsFollowTheSeed) {
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(a.results["rows"], b.results["rows"]);
   EXPECT_EQ(a.results["stats"], b.results["stats"]);
-  EXPECT_GT(port_totals(a.results).crc_errors, 0u);
+  EXPECT_GT(retry_totals(a.results).crc_errors, 0u);
   std::vector<uint64_t> ea, ec;
   for (const auto& [name, s] : a.results["stats"].items())
     if (s.contains("crc_errors")) ea.push_back(s["crc_errors"].get<uint64_t>());
