@@ -101,4 +101,31 @@ inline void expect_exact_and_clean(const nlohmann::json& results) {
   EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
 }
 
+// Runs `args` with --seed 1 twice and --seed 2 once: the same seed must give byte-identical
+// rows and statistics with CRC errors in them, another seed other per-port error counts.
+// Returns the seed-2 run.
+inline RunResult expect_errors_follow_the_seed(const std::vector<std::string>& args,
+                                               const std::string& tag) {
+  auto run = [&](const std::string& seed, const std::string& name) {
+    std::vector<std::string> a = args;
+    a.insert(a.end(), {"--seed", seed});
+    return run_fabricsim(a, fresh_dir(tag + name));
+  };
+  RunResult a = run("1", "_seed1a"), b = run("1", "_seed1b"), c = run("2", "_seed2");
+  EXPECT_EQ(a.exit_code, 0) << a.err;
+  EXPECT_EQ(b.exit_code, 0) << b.err;
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  if (a.exit_code != 0 || b.exit_code != 0 || c.exit_code != 0) return c;
+  EXPECT_EQ(a.results["rows"], b.results["rows"]);
+  EXPECT_EQ(a.results["stats"], b.results["stats"]);
+  EXPECT_GT(retry_totals(a.results).crc_errors, 0u);
+  std::vector<uint64_t> ea, ec;
+  for (const auto& [name, s] : a.results["stats"].items())
+    if (s.contains("crc_errors")) ea.push_back(s["crc_errors"].get<uint64_t>());
+  for (const auto& [name, s] : c.results["stats"].items())
+    if (s.contains("crc_errors")) ec.push_back(s["crc_errors"].get<uint64_t>());
+  EXPECT_NE(ea, ec);
+  return c;
+}
+
 }  // namespace fabricsim::systest
