@@ -250,6 +250,16 @@ inline bool uses_nvls_switches(const std::string& algorithm) {
   return algorithm == "nvls" || algorithm == "hierarchical_nvls";
 }
 
+// INTERIM (replaced by the algorithm registry): algorithms whose levels `slices` pipelines.
+inline bool has_levels(const std::string& collective, const std::string& algorithm) {
+  return collective == "all_reduce" &&
+         (algorithm == "hierarchical" || algorithm == "hierarchical_nvls");
+}
+// INTERIM: all-reduce algorithms with neither levels nor in-switch operations.
+inline std::vector<std::string> plain_allreduce_algorithms() {
+  return {"ring", "tree", "halving_doubling", "direct"};
+}
+
 // Per-channel ring orders for a ring all-reduce on `ranks` = N domains x L ranks
 // (L = domain_size) whose inter-domain links join equal local indices only (rails: local
 // index i of every node has its NIC on rail switch i). Channel c's ring enters every

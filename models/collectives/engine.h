@@ -22,19 +22,6 @@
 
 namespace fabricsim {
 
-// How a receive learns that its data is complete.
-struct SyncProtocol {
-  // false: a receive completes when its data has arrived (an ideal notification).
-  // true (NCCL Simple-like): the receiver answers the data with an ack of `ack_bytes`;
-  // the sender's fence completes when the ack arrives, then it writes a flag of
-  // `flag_bytes`; the receive completes when the flag arrives. Every step of this
-  // handshake is real fabric traffic, so its latency comes from the fabric.
-  bool fence_flag = false;
-  uint64_t ack_bytes = 16;
-  uint64_t flag_bytes = 8;
-  uint64_t launch_latency_ps = 0;  // from start() until the first ops may run (kernel launch)
-};
-
 class CollectiveEngine : public sc_core::sc_module, public Wakeable {
  public:
   // ranks[r] is the endpoint that runs rank r's program.
@@ -43,7 +30,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   // Start `s` now; `on_done` fires once every op of every rank has completed.
   void start(coll::Schedule s, std::function<void()> on_done);
   bool busy() const { return running_; }
-  void set_sync(const SyncProtocol& p) { sync_ = p; }
+  void set_sync(const coll::SyncProtocol& p) { sync_ = p; }
 
   // Functional mode: every rank's buffer holds real numbers that travel with the
   // messages (a copy taken when the send starts); receives copy or sum them.
@@ -110,7 +97,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   MatchMap<std::vector<double>> in_flight_data_;  // functional mode: message contents
   std::vector<std::vector<double>> data_;
   std::function<void()> on_done_;
-  SyncProtocol sync_;
+  coll::SyncProtocol sync_;
   std::unique_ptr<TimerQueue> launch_timer_;
   std::vector<Delayed> delayed_;  // min-heap on (at_ps, seq)
   uint64_t delay_seq_ = 0;

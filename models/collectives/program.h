@@ -10,6 +10,19 @@
 
 namespace fabricsim::coll {
 
+// How a receive learns that its data is complete.
+struct SyncProtocol {
+  // false: a receive completes when its data has arrived (an ideal notification).
+  // true (NCCL Simple-like): the receiver answers the data with an ack of `ack_bytes`;
+  // the sender's fence completes when the ack arrives, then it writes a flag of
+  // `flag_bytes`; the receive completes when the flag arrives. Every step of this
+  // handshake is real fabric traffic, so its latency comes from the fabric.
+  bool fence_flag = false;
+  uint64_t ack_bytes = 0;
+  uint64_t flag_bytes = 0;
+  uint64_t launch_latency_ps = 0;  // from start() until the first ops may run (kernel launch)
+};
+
 enum class OpKind : uint8_t {
   kSend,     // send elems [offset, offset+count) of this rank's buffer to `peer`
   kRecv,     // receive `count` elems from `peer` into [offset, offset+count), copy or reduce

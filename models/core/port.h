@@ -44,6 +44,7 @@
 
 #include "models/core/fifo.h"
 #include "models/core/framing.h"
+#include "models/link/link_params.h"
 #include "models/core/packet.h"
 #include "models/core/protocol.h"
 #include "models/core/rng.h"
@@ -51,24 +52,6 @@
 #include "models/core/stats.h"
 
 namespace fabricsim {
-
-// Parameters of one link type (both directions are alike).
-struct LinkParams {
-  std::string type_name;        // YAML link type name, for messages
-  std::string protocol;         // "nvlink", "ethernet", ...: both ends must speak it
-  uint64_t rate_bps = 0;        // per direction: lanes x lane rate x encoding efficiency
-  Framing framing;
-  uint32_t packet_payload = 128;  // payload bytes per packet the traffic uses
-  uint64_t latency_ps = 0;      // propagation + PHY/FEC latency, one way
-  uint32_t vcs = 1;             // virtual channels, each with its own credits
-  uint64_t rx_buffer_bytes = 0; // receive buffer per VC, in wire bytes
-  // Link-level retry (idle when ber == 0: no errors, no replay buffer, no acks).
-  double ber = 0;                  // bit error rate per wire bit, each direction
-  uint64_t replay_buffer_bytes = 0;  // unacknowledged wire bytes the sender keeps
-  uint64_t ack_delay_ps = 0;       // receiver: tail of a good packet -> its ack is sent
-  uint64_t retry_latency_ps = 0;   // bad packet's tail at the receiver -> NAK sent, plus
-                                   // the sender's turnaround to start the replay
-};
 
 class PortOwner {
  public:

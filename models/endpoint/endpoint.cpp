@@ -13,17 +13,25 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
       id_(id),
       params_(p),
       rng_(p.seed, display_name_) {
-  for (int i = 0; i < p.ports; ++i)
+  const int n = p.total_ports();
+  for (int i = 0; i < n; ++i)
     ports_.push_back(std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                             display_name_ + ".port[" + std::to_string(i) + "]",
                                             this, i, /*rx_at_head=*/false));
-  staged_.assign(p.ports, nullptr);
-  staged_msg_.assign(p.ports, nullptr);
+  staged_.assign(n, nullptr);
+  staged_msg_.assign(n, nullptr);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
-  resp_q_.resize(p.ports);
-  resp_turn_.assign(p.ports, 0);
-  nvls_reach_ = PortSet(p.ports);
+  resp_q_.resize(n);
+  resp_turn_.assign(n, 0);
+  nvls_reach_ = PortSet(n);
+}
+
+void Endpoint::connected(const std::vector<Peer>& peers) {
+  std::vector<int> group;
+  for (const Peer& p : peers)
+    if (p.model && p.model->in_network_collectives(p.peer_port)) group.push_back(p.port);
+  if (!group.empty()) set_nvls_ports(group);
 }
 
 void Endpoint::set_nvls_ports(const std::vector<int>& ports) {

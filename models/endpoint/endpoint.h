@@ -14,6 +14,7 @@
 
 #include <systemc>
 
+#include "models/core/device_model.h"
 #include "models/core/fifo.h"
 #include "models/core/port.h"
 #include "models/core/rng.h"
@@ -22,16 +23,25 @@
 
 namespace fabricsim {
 
+// Declared in models/endpoint/endpoint_kind.cpp (defaults there).
 struct EndpointParams {
-  int ports = 1;
-  uint64_t memory_bandwidth_Bps = 0;  // bytes/s; a reduction of B bytes moves 3B (2 reads, 1 write)
+  std::string protocol;               // of its fabric ports
+  int ports = 0;                      // fabric ports: port[0] .. port[ports - 1]
+  int nic_ports = 0;                  // scale-out NIC ports, numbered after the fabric ports
+  std::string nic_protocol;
+  uint64_t memory_bandwidth_bps = 0;  // local memory, bits/s
+  uint64_t memory_bandwidth_Bps = 0;  // the same in whole bytes/s; a reduction of B bytes
+                                      // moves 3B (2 reads, 1 write)
+  uint64_t read_turnaround_ps = 0;    // read request arrived -> its response handed to the DMA
+  // Run-wide settings (the `simulation:` section and the seed).
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
   uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
-  uint64_t read_turnaround_ps = 0;    // read request arrived -> its response handed to the DMA
+
+  int total_ports() const { return ports + nic_ports; }
 };
 
-class Endpoint : public sc_core::sc_module, public PortOwner {
+class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel {
  public:
   struct Delivery {
     uint32_t src;       // source endpoint id
@@ -50,10 +60,15 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
            const EndpointParams& p);
 
   uint32_t id() const { return id_; }
-  const std::string& display_name() const { return display_name_; }
-  Port& port(int i) { return *ports_.at(i); }
+  const std::string& display_name() const override { return display_name_; }
+  Port& port(int i) override { return *ports_.at(i); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
-  void set_routes(const std::vector<std::vector<int>>& routes);
+  void set_routes(const std::vector<std::vector<int>>& routes) override;
+  // Its ports whose peer offers in-network collectives become its NVLS ports.
+  void connected(const std::vector<Peer>& peers) override;
+  Endpoint* rank_interface() override { return this; }
+  uint64_t payload_sourced() const override { return bytes_sent_; }
+  uint64_t payload_sunk() const override { return bytes_received_; }
   bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }
 
   // Queue a message; returns its id. `on_sent` fires when its last transaction has started
@@ -85,10 +100,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner {
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
   uint64_t reduce(uint64_t bytes);
 
-  nlohmann::json stats_json(uint64_t now_ps) const;
+  nlohmann::json stats_json(uint64_t now_ps) const override;
   uint64_t bytes_sent() const { return bytes_sent_; }
   uint64_t bytes_received() const { return bytes_received_; }
-  uint64_t messages_in_flight() const { return rx_msgs_.size() + active_; }
+  uint64_t messages_in_flight() const override { return rx_msgs_.size() + active_; }
 
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;

@@ -40,23 +40,9 @@
 #include "models/core/stats.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/host_path.h"
+#include "models/switch/switch_params.h"
 
 namespace fabricsim {
-
-struct SwitchParams {
-  int ports = 0;
-  uint64_t pipeline_latency_ps = 0;   // ingress: arrival to eligible for the crossbar
-  std::string input_queues = "voq";   // "voq" | "fifo"
-  std::string arbiter = "islip";      // see arbiter_names()
-  int islip_iterations = 1;
-  double speedup = 1.0;               // crossbar rate / output link rate
-  uint64_t egress_buffer_bytes = 0;   // per output; the crossbar fills it while below this
-  std::string route_select = "adaptive";  // "adaptive" (least queued) | "hash" (entropy)
-  HostPathParams host;                // root complex: every transfer also crosses the host
-  bool nvls = false;                    // in-switch reduction and multicast
-  uint64_t nvls_reduce_Bps = 0;         // reduction engine: input bytes per second
-  uint64_t nvls_multicast_Bps = 0;      // multicast engine: input bytes per second (0: no limit)
-};
 
 class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
  public:

@@ -1,4 +1,4 @@
-#include "fabrics/config.h"
+#include "fabrics/config/document.h"
 
 #include <filesystem>
 #include <fstream>

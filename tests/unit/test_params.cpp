@@ -1,10 +1,10 @@
-#include "fabrics/params.h"
+#include "fabrics/config/params.h"
 
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "fabrics/config.h"
+#include "fabrics/config/document.h"
 #include "models/core/errors.h"
 
 namespace fabricsim::cfg {

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "fabrics/config.h"
-#include "fabrics/params.h"
-#include "fabrics/registry.h"
+#include "fabrics/config/document.h"
+#include "fabrics/config/params.h"
+#include "fabrics/config/catalog.h"
 #include "models/core/framing.h"
 #include "models/switch/host_path.h"
 

@@ -1,6 +1,6 @@
 // The system graph and shortest-path routing (fabrics/topology.h). Graphs are built by
 // hand here, without YAML, the way the topology builders emit them.
-#include "fabrics/topology.h"
+#include "fabrics/topologies/graph.h"
 
 #include <numeric>
 #include <string>

@@ -1,0 +1,330 @@
+#include "fabrics/cli/app.h"
+
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+
+#include <systemc>
+
+#include "fabrics/systems/ceiling.h"
+#include "fabrics/cli/compare.h"
+#include "fabrics/systems/cost_model.h"
+#include "fabrics/sim/system.h"
+#include "fabrics/config/catalog.h"
+#include "fabrics/cli/results.h"
+#include "fabrics/systems/system_spec.h"
+#include "fabrics/sim/training_run.h"
+#include "models/collectives/job_runner.h"
+#include "models/collectives/algorithms.h"
+#include "models/collectives/sweep.h"
+#include "models/core/errors.h"
+#include "models/core/packet.h"
+#include "models/core/types.h"
+
+namespace fabricsim {
+
+namespace {
+
+const char* kUsage =
+    "usage:\n"
+    "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
+    "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
+    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
+    "  fabricsim describe [TYPE]\n"
+    "  fabricsim --version | --help\n"
+    "exit codes: 0 success, 2 bad input, 3 internal error\n";
+
+struct Options {
+  std::string command;
+  std::string config;
+  std::vector<std::string> sets;
+  std::optional<std::string> out;
+  std::optional<uint64_t> seed;
+  bool quiet = false;
+  std::string type;
+};
+
+[[noreturn]] void usage_error(const std::string& problem) {
+  throw InputError("command line: " + problem + "\n" + kUsage);
+}
+
+Options parse_args(const std::vector<std::string>& args) {
+  Options o;
+  if (args.empty()) usage_error("missing command");
+  o.command = args[0];
+  if (o.command != "run" && o.command != "check" && o.command != "describe" &&
+      o.command != "compare")
+    usage_error("unknown command '" + o.command + "'");
+  std::vector<std::string> positional;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&](const std::string& flag) -> std::string {
+      if (i + 1 >= args.size()) usage_error(flag + " needs a value");
+      return args[++i];
+    };
+    if (a == "--set") {
+      o.sets.push_back(value(a));
+    } else if (a.rfind("--set=", 0) == 0) {
+      o.sets.push_back(a.substr(6));
+    } else if (a == "--out" && (o.command == "run" || o.command == "compare")) {
+      o.out = value(a);
+    } else if (a == "--seed" && o.command == "run") {
+      const std::string v = value(a);
+      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
+        usage_error("--seed takes a non-negative integer, got '" + v + "'");
+      o.seed = std::stoull(v);
+    } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
+      o.quiet = true;
+    } else if (a.size() > 1 && a[0] == '-') {
+      usage_error("unknown option '" + a + "' for '" + o.command + "'");
+    } else {
+      positional.push_back(a);
+    }
+  }
+  if (o.command == "describe") {
+    if (positional.size() > 1) usage_error("describe takes at most one TYPE");
+    if (!positional.empty()) o.type = positional[0];
+  } else {
+    if (positional.size() != 1)
+      usage_error(o.command + " takes exactly one " +
+                  (o.command == "compare" ? "FILE" : "CONFIG file"));
+    o.config = positional[0];
+  }
+  return o;
+}
+
+uint64_t peak_rss_kib() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return uint64_t(ru.ru_maxrss);
+}
+
+std::string join_args(const std::vector<std::string>& args) {
+  std::string s = "fabricsim";
+  for (const auto& a : args) s += " " + a;
+  return s;
+}
+
+int run(const Options& o, const std::vector<std::string>& args) {
+  const SystemSpec spec = load_system(o.config, o.sets, o.seed);
+  std::filesystem::path out_dir;
+  if (o.out) {
+    out_dir = *o.out;
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) throw InputError("--out " + *o.out + ": cannot create directory: " + ec.message());
+  }
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  System sys(spec);
+  const WorkloadSpec& w = spec.workload;
+  const int n = int(spec.ranks.size());
+  sys.engine().set_sync(w.sync);
+  const bool is_auto = w.algorithm == "auto";
+  AutoChooser chooser;
+  if (is_auto) chooser = make_auto_chooser(spec);
+  const bool training = is_training_workload(w.type);
+  // Training workloads (fabrics/training.h): jobs back to back instead of a size sweep.
+  std::unique_ptr<TrainingWorkload> train;
+  std::unique_ptr<JobRunner> runner;
+  if (training) {
+    train = std::make_unique<TrainingWorkload>(spec);
+    runner = std::make_unique<JobRunner>(
+        "jobs", sys.engine(), train->take_jobs(),
+        [&](size_t i, uint64_t s, uint64_t e) { train->job_done(i, s, e, sys.engine()); });
+  }
+  const coll::AlgoInfo& algo =
+      coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
+  CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
+                        w.elem_bytes,
+                        [&](uint64_t count) {
+                          coll::CollParams cp;
+                          cp.ranks = n;
+                          cp.count = count;
+                          cp.elem_bytes = w.elem_bytes;
+                          cp.channels = w.channels;
+                          cp.chunk_bytes = w.chunk_bytes;
+                          cp.root = w.root;
+                          cp.slices = w.slices;
+                          if (!is_auto)
+                            return coll::make_schedule(w.collective, w.algorithm, cp,
+                                                       spec.domain_size);
+                          // auto: the cheapest candidate, its slices, and its label in
+                          // the row ("hierarchical/4").
+                          const size_t c = chooser.pick(double(count) * w.elem_bytes);
+                          cp.slices = chooser.slices[c];
+                          coll::Schedule s = coll::make_schedule(w.collective, chooser.names[c],
+                                                                 cp, spec.domain_size);
+                          s.algorithm = chooser.label(c);
+                          return s;
+                        },
+                        spec.functional ? &algo : nullptr, w.root);
+  sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  if (!sweep.finished() || (runner && !runner->finished())) {
+    if (now >= spec.time_limit_ps)
+      throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
+                       std::to_string(double(spec.time_limit_ps) * 1e-12) +
+                       " s of simulated time; raise simulation.time_limit or shrink the workload");
+    uint64_t in_flight = 0;
+    for (const auto& e : sys.endpoints()) in_flight += e->messages_in_flight();
+    throw InternalError("the simulation ran out of events before the workload finished "
+                        "(deadlock): " +
+                        (runner ? std::to_string(runner->started()) + " of " +
+                                      std::to_string(runner->total()) + " jobs started, "
+                                : std::to_string(sweep.rows().size()) + " of " +
+                                      std::to_string(w.sizes().size()) +
+                                      " collectives started, ") +
+                        std::to_string(sys.engine().ops_completed()) + " ops completed, " +
+                        std::to_string(in_flight) + " messages in flight, " +
+                        std::to_string(PacketPool::global().outstanding()) +
+                        " transactions outstanding");
+  }
+  RunCost cost;
+  cost.wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  cost.kernel_events = g_kernel_events;
+  cost.delta_cycles = sc_core::sc_delta_count();
+  cost.transaction_hops = sys.transaction_hops();
+  cost.packet_hops = sys.packet_hops();
+  cost.payload_bytes_moved = sys.payload_bytes_moved();
+  cost.peak_rss_kib = peak_rss_kib();
+
+  // Every packet injected was delivered: the pool is empty and bytes balance.
+  uint64_t sent = 0, received = 0;
+  for (const auto& e : sys.endpoints()) {
+    sent += e->bytes_sent();
+    received += e->bytes_received();
+  }
+  // NVLS switches absorb the data they reduce or replicate and send results and replicas.
+  uint64_t nvls_consumed = 0, nvls_emitted = 0;
+  for (const auto& s : sys.switches()) {
+    nvls_consumed += s->nvls_bytes_consumed();
+    nvls_emitted += s->nvls_bytes_emitted();
+  }
+  sent += nvls_emitted;
+  received += nvls_consumed;
+  const uint64_t outstanding = PacketPool::global().outstanding();
+  if (outstanding != 0 || sent != received)
+    throw InternalError("packet accounting: " + std::to_string(outstanding) +
+                        " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
+                        std::to_string(received) + " B received");
+  const std::vector<RowResult> rows = make_rows(spec, sweep.rows());
+  for (const RowResult& r : rows)
+    if (r.checked && r.wrong)
+      throw InternalError("functional check failed: " + std::to_string(r.wrong) +
+                          " wrong elements at size " + std::to_string(r.bytes));
+  nlohmann::json checks = {{"packets_outstanding", outstanding},
+                           {"payload_bytes_sent", sent},
+                           {"payload_bytes_delivered", received},
+                           {"transactions_acquired", PacketPool::global().acquired()},
+                           {"functional", spec.functional}};
+  const Port::Counters retry = sys.retry_totals();
+  const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
+  if (!o.quiet && train) {
+    train->print(std::cout);
+    print_cost(std::cout, cost);
+  } else if (!o.quiet) {
+    print_table(std::cout, spec, rows);
+    char line[256];
+    if (ceiling.busbw_GBps > 0)
+      std::snprintf(line, sizeof line, "# Ceiling busbw        : %.2f GB/s (limited by %s)\n",
+                    ceiling.busbw_GBps, ceiling.limited_by.c_str());
+    else
+      std::snprintf(line, sizeof line, "# Ceiling busbw        : %s\n",
+                    ceiling.limited_by.empty() ? "none (no traffic)" : ceiling.limited_by.c_str());
+    std::cout << line;
+    if (retry.crc_errors || retry.replay_stall_ps) {
+      char buf[400];
+      std::snprintf(buf, sizeof buf,
+                    "# link retry (all ports): %llu CRC errors, %llu replays, %llu replayed wire "
+                    "bytes (%.4f%% of %llu), %.3f us transmitter time lost to retry, %.3f us "
+                    "replay-buffer stall\n",
+                    (unsigned long long)retry.crc_errors, (unsigned long long)retry.replays,
+                    (unsigned long long)retry.replay_wire_bytes,
+                    retry.tx_wire_bytes ? 100.0 * double(retry.replay_wire_bytes) /
+                                              double(retry.tx_wire_bytes)
+                                        : 0.0,
+                    (unsigned long long)retry.tx_wire_bytes, double(retry.retry_ps) * 1e-6,
+                    double(retry.replay_stall_ps) * 1e-6);
+      std::cout << buf;
+    }
+    print_cost(std::cout, cost);
+  }
+  if (o.out) {
+    nlohmann::json j = results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
+    j["link_retry"] = {{"crc_errors", retry.crc_errors},
+                       {"replays", retry.replays},
+                       {"replay_wire_bytes", retry.replay_wire_bytes},
+                       {"retry_ps", retry.retry_ps},
+                       {"replay_stall_ps", retry.replay_stall_ps}};
+    if (!train) j["ceiling"] = ceiling_json(ceiling);
+    if (is_auto) j["auto_cost_model"] = chooser.to_json();
+    if (train) {  // training rows replace the sweep's; units per column
+      j["workload"] = w.type;
+      j["collective"] = nullptr;  // several collectives; the table's notes name them
+      j["algorithm"] = w.algorithm;
+      j["rows"] = train->rows_json();
+      j["units"] = train->units_json();
+    }
+    const std::filesystem::path file = out_dir / "results.json";
+    std::ofstream f(file);
+    f << j.dump(2) << "\n";
+    if (!f) throw InputError("--out: cannot write " + file.string());
+    if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+int app_main(const std::vector<std::string>& args) {
+  try {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
+      std::cout << kUsage;
+      return kExitOk;
+    }
+    if (!args.empty() && args[0] == "--version") {
+      std::cout << "fabricsim " << FABRICSIM_VERSION << "\n";
+      return kExitOk;
+    }
+    const Options o = parse_args(args);
+    if (o.command == "describe") {
+      std::cout << (o.type.empty() ? cfg::describe_all() : cfg::describe_one(o.type));
+      return kExitOk;
+    }
+    if (o.command == "check" && is_compare_file(o.config)) {
+      const CompareSpec c = load_compare(o.config, o.sets);
+      std::cout << c.file << ": ok (compare file, " << c.systems.size() << " systems)\n";
+      return kExitOk;
+    }
+    if (o.command == "check") {
+      const SystemSpec spec = load_system(o.config, o.sets, std::nullopt);
+      std::cout << spec.file << ": ok (" << spec.graph.devices.size() << " devices, "
+                << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n";
+      return kExitOk;
+    }
+    if (o.command == "compare")
+      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args));
+    return run(o, args);
+  } catch (const InputError& e) {
+    std::cerr << "fabricsim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const InternalError& e) {
+    std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const sc_core::sc_report& e) {
+    std::cerr << "fabricsim: internal error (SystemC): " << e.what() << "\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "fabricsim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,44 @@
+// Results of a run: the nccl-tests style table and results.json.
+#pragma once
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fabrics/systems/system_spec.h"
+#include "models/collectives/sweep.h"
+
+namespace fabricsim {
+
+constexpr int kResultsSchemaVersion = 1;
+
+struct RowResult {
+  uint64_t bytes = 0, count = 0;
+  std::string type, redop, algorithm;
+  double time_us = 0;
+  double algbw_GBps = 0;  // bytes / time, GB/s = 1e9 B/s, per direction
+  double busbw_GBps = 0;  // algbw x 2(n-1)/n (all-reduce)
+  uint64_t wrong = 0;
+  bool checked = false;
+};
+
+struct RunCost {
+  double wall_s = 0;
+  uint64_t kernel_events = 0;       // SC_METHOD activations
+  uint64_t delta_cycles = 0;
+  uint64_t transaction_hops = 0;    // simulated transactions x links crossed
+  uint64_t packet_hops = 0;         // protocol packets x links crossed
+  uint64_t payload_bytes_moved = 0; // payload bytes x links crossed
+  uint64_t peak_rss_kib = 0;
+};
+
+std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<SweepRow>& rows);
+void print_table(std::ostream& os, const SystemSpec& spec, const std::vector<RowResult>& rows);
+void print_cost(std::ostream& os, const RunCost& cost);
+nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>& rows,
+                            const nlohmann::json& stats, const nlohmann::json& checks,
+                            const RunCost& cost, const std::string& command_line);
+
+}  // namespace fabricsim

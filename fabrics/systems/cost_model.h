@@ -1,0 +1,41 @@
+// The cost model's view of a loaded system (models/collectives/cost.h): per rank pair the
+// latency of one dependent step and the sender's port group, per port group its payload
+// rate, all derived from the topology and the link and switch parameters.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fabrics/systems/system_spec.h"
+#include "models/collectives/cost.h"
+
+namespace fabricsim {
+
+// alpha(src, dst) = trips x one small packet's trip over the route (every link's latency
+// plus the packet's serialisation, every switch's pipeline latency), with trips = 3 for
+// sync: fence_flag (data, ack, flag) and 1 for data. A group is the set of the sender's
+// ports on shortest paths to dst; its rate is the sum of their link rates x framing
+// efficiency at the link's packet_payload. Ranks linked to NVLS switches also get their
+// in-switch path (coll::NvlsPath: the group of those links, header bytes, engine shares,
+// reduce and store latencies; no fence/flag trips: NVLS completes on arrival) and every
+// NVLS switch its engines' rates (nvls_reduce_bandwidth, nvls_multicast_bandwidth).
+coll::FabricCosts fabric_costs(const SystemSpec& spec);
+
+// The auto choice: candidate costs and the pick per size. A candidate is an algorithm
+// and, for hierarchical and hierarchical_nvls, a number of slices (1, 2, 4 or 8: auto
+// chooses the pipelining across levels too); its label is the name, with "/M" for M > 1
+// slices. The in-switch algorithms (nvls, hierarchical_nvls) are candidates only where
+// the system runs them (SystemSpec::auto_in_switch).
+struct AutoChooser {
+  std::vector<std::string> names;
+  std::vector<int> slices;  // CollParams::slices per candidate
+  std::vector<coll::AlgoCost> costs;
+  // Index of the cheapest candidate for `bytes` (first one on ties).
+  size_t pick(double bytes) const;
+  std::string label(size_t i) const;
+  nlohmann::json to_json() const;  // per candidate label: latency_us, GBps (1 / s_per_byte)
+};
+AutoChooser make_auto_chooser(const SystemSpec& spec);
+
+}  // namespace fabricsim

@@ -1,0 +1,57 @@
+// A whole config file, validated and resolved into plain data (no SystemC): simulation
+// settings, link and device types, the topology graph, the workload. Every problem is an
+// InputError in the "file:line:col: key.path: problem; hint" form.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "fabrics/topologies/graph.h"
+#include "fabrics/workloads/workload.h"
+#include "models/core/device_kind.h"
+#include "models/link/link_params.h"
+
+namespace fabricsim {
+
+// The `simulation:` section (declared in fabrics/systems/simulation.cpp).
+struct SimulationParams {
+  uint64_t aggregate_bytes = 0;
+  uint64_t aggregate_min_message = 0;
+  uint64_t time_limit_ps = 0;
+  bool functional = false;
+};
+const ParamBlock& simulation_params();
+
+struct SystemSpec {
+  std::string file;
+  std::string name;
+  uint64_t seed = 0;
+  SimulationParams simulation;
+  std::map<std::string, LinkParams> link_types;
+  std::map<std::string, DeviceType> device_types;
+  topo::Graph graph;
+  std::vector<int> ranks;    // endpoint ids in rank order
+  int domain_size = 0;       // ranks per node (multi_node: endpoints_per_node), 0: one node
+  WorkloadSpec workload;
+  // algorithm: auto: the in-switch algorithms of the collective (nvls, hierarchical_nvls)
+  // that pass the checks of naming them explicitly, so auto may choose them; on a single
+  // domain hierarchical_nvls is nvls's schedule and is left to nvls.
+  std::vector<std::string> auto_in_switch;
+  nlohmann::json resolved;   // the resolved config, echoed into results.json
+
+  // What the models need of the run-wide settings when they are built.
+  RunSettings run_settings() const {
+    return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message};
+  }
+  const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
+};
+
+// Loads, applies --set overrides, validates and resolves. `seed` overrides the file's.
+SystemSpec load_system(const std::string& file, const std::vector<std::string>& overrides,
+                       std::optional<uint64_t> seed);
+
+}  // namespace fabricsim

@@ -1,0 +1,63 @@
+#include "fabrics/topologies/graph.h"
+
+#include <deque>
+
+namespace fabricsim::topo {
+
+int Graph::add_device(Device d) {
+  const int idx = int(devices.size());
+  if (d.terminal) {
+    d.endpoint_id = int(endpoints.size());
+    endpoints.push_back(idx);
+  }
+  by_name[d.name] = idx;
+  devices.push_back(std::move(d));
+  return idx;
+}
+
+void Graph::index_ports() {
+  peers_.assign(devices.size(), {});
+  for (size_t i = 0; i < devices.size(); ++i) peers_[i].assign(devices[i].ports, LinkEnd{});
+  for (const Link& l : links) {
+    peers_[l.a.device][l.a.port] = l.b;
+    peers_[l.b.device][l.b.port] = l.a;
+  }
+}
+
+Routes compute_routes(const Graph& g) {
+  const int n = int(g.devices.size());
+  const int e = int(g.endpoints.size());
+  Routes routes(n, std::vector<std::vector<int>>(e));
+  std::vector<int> dist(n);
+  std::deque<int> q;
+  for (int dst_id = 0; dst_id < e; ++dst_id) {
+    // Breadth-first from the destination; only forwarding devices relay.
+    const int dst = g.endpoints[dst_id];
+    std::fill(dist.begin(), dist.end(), -1);
+    dist[dst] = 0;
+    q.assign(1, dst);
+    while (!q.empty()) {
+      const int u = q.front();
+      q.pop_front();
+      if (u != dst && !g.devices[u].forwards) continue;
+      for (int p = 0; p < g.devices[u].ports; ++p) {
+        const LinkEnd nb = g.peer(u, p);
+        if (nb.device < 0 || dist[nb.device] >= 0) continue;
+        dist[nb.device] = dist[u] + 1;
+        q.push_back(nb.device);
+      }
+    }
+    for (int v = 0; v < n; ++v) {
+      if (v == dst || dist[v] < 0) continue;
+      for (int p = 0; p < g.devices[v].ports; ++p) {
+        const LinkEnd nb = g.peer(v, p);
+        if (nb.device < 0 || dist[nb.device] != dist[v] - 1) continue;
+        if (nb.device != dst && !g.devices[nb.device].forwards) continue;
+        routes[v][dst_id].push_back(p);
+      }
+    }
+  }
+  return routes;
+}
+
+}  // namespace fabricsim::topo

@@ -1,0 +1,56 @@
+// The system graph that topology generators emit and the elaborator instantiates: plain
+// data, no SystemC. A device is an instance of a device type; what it does comes from its
+// kind (forwarding devices relay traffic, terminal ones source and sink it); links join
+// (device, port) pairs.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace fabricsim::topo {
+
+struct Device {
+  std::string name;       // instance name, as the user reads it back ("gpu0")
+  std::string type;       // device type name from device_types
+  bool forwards = false;  // its kind relays traffic (routes pass through it)
+  bool terminal = false;  // its kind sources and sinks traffic (an endpoint)
+  int ports = 0;
+  int endpoint_id = -1;   // ordinal among terminal devices (terminal only)
+  YAML::Node where;       // config node that declared it (for errors)
+};
+
+struct LinkEnd {
+  int device = -1;
+  int port = -1;
+};
+
+struct Link {
+  LinkEnd a, b;
+  std::string type;       // link type name from link_types
+  YAML::Node where;
+};
+
+struct Graph {
+  std::vector<Device> devices;
+  std::vector<Link> links;
+  std::map<std::string, int> by_name;
+  std::vector<int> endpoints;  // device index of endpoint id k
+
+  // Adds a device; returns its index. Endpoint ids follow declaration order.
+  int add_device(Device d);
+  // The peer of (device, port), or {-1,-1} if unbound. Valid after index_ports().
+  LinkEnd peer(int device, int port) const { return peers_[device][port]; }
+  void index_ports();
+
+ private:
+  std::vector<std::vector<LinkEnd>> peers_;
+};
+
+// routes[device][endpoint id] = ports of `device` on a shortest path to that endpoint.
+// Paths pass through forwarding devices only.
+using Routes = std::vector<std::vector<std::vector<int>>>;
+Routes compute_routes(const Graph& g);
+
+}  // namespace fabricsim::topo

@@ -1,0 +1,158 @@
+// allreduce_sweep and collective_sweep: nccl-tests style size sweeps, one collective per
+// size.
+#include "fabrics/systems/system_spec.h"
+#include "fabrics/workloads/workload.h"
+#include "models/core/datatype.h"
+#include "models/core/text.h"
+#include "models/core/units.h"
+
+namespace fabricsim {
+
+namespace {
+
+using K = ParamKind;
+
+// Sweep parameters shared by both sweep types.
+std::vector<ParamSpec> sweep_params() {
+  return {
+      param("min_bytes", K::kBytes, "", "bytes", "First message size (nccl-tests size).", 1),
+      param("max_bytes", K::kBytes, "", "bytes", "Last message size (inclusive).", 1),
+      param("step_factor", K::kInt, "2", "", "Size multiplier between rows.", 2, 1024),
+      choice("datatype", datatype_names(), "float",
+             "Element type (sets count = size / element size)."),
+      param("channels", K::kInt, "1", "",
+            "Independent streams over disjoint parts of the buffer (NCCL channels).", 1, 64),
+      param("chunk_bytes", K::kBytes, "512KiB", "bytes",
+            "Pipelining granularity: messages are cut into pieces of this size.", 1),
+      param("slices", K::kInt, "1", "",
+            "all_reduce hierarchical and hierarchical_nvls only: every channel's data is cut "
+            "into this many slices that run the three phases as a pipeline, so the domain "
+            "links and the NICs work at the same time (docs/collectives.md). 1: phases in "
+            "turn. auto chooses 1, 2, 4 or 8 itself (its row shows hierarchical/M or "
+            "hierarchical_nvls/M).",
+            1, 64),
+      choice("sync", {"data", "fence_flag"}, "data",
+             "How a receiver learns a chunk is complete. data: when its last byte arrives "
+             "(ideal). fence_flag (NCCL Simple-like): the receiver acks the writes, the "
+             "sender's fence completes on the ack, then it writes a flag; the chunk is "
+             "complete when the flag arrives. All of it is fabric traffic."),
+      param("ack_bytes", K::kBytes, "16B", "bytes",
+            "Payload of a write acknowledgement (sync: fence_flag).", 1),
+      param("flag_bytes", K::kBytes, "8B", "bytes",
+            "Payload of a completion flag (sync: fence_flag).", 1),
+      param("launch_latency", K::kTime, "0ns", "us",
+            "Time from a collective's start until its first operation may run (kernel "
+            "launch); counted in the measured time.",
+            0)};
+}
+
+// What both sweeps share after the collective and algorithm are known.
+void parse_sweep(const cfg::Params& p, SystemSpec& s) {
+  WorkloadSpec& ws = s.workload;
+  ws.min_bytes = p.bytes("min_bytes");
+  ws.max_bytes = p.bytes("max_bytes");
+  ws.step_factor = uint64_t(p.integer("step_factor"));
+  ws.datatype = p.str("datatype");
+  ws.elem_bytes = datatype_bytes(ws.datatype);
+  ws.channels = int(p.integer("channels"));
+  ws.chunk_bytes = p.bytes("chunk_bytes");
+  ws.slices = int(p.integer("slices"));
+  ws.sync.fence_flag = p.str("sync") == "fence_flag";
+  ws.sync.ack_bytes = p.bytes("ack_bytes");
+  ws.sync.flag_bytes = p.bytes("flag_bytes");
+  ws.sync.launch_latency_ps = p.time_ps("launch_latency");
+  if (ws.slices > 1 && ws.algorithm == "auto")
+    p.fail("slices",
+           "slices " + std::to_string(ws.slices) + " with algorithm auto: auto chooses the "
+               "slices itself (1, 2, 4 or 8 for hierarchical, from its cost model)",
+           "remove slices, or name the algorithm (e.g. algorithm: hierarchical)");
+  if (ws.slices > 1 && !coll::has_levels(ws.collective, ws.algorithm))
+    p.fail("slices",
+           "slices " + std::to_string(ws.slices) + " pipelines the levels of the hierarchical "
+               "all-reduce; " + ws.collective + " " + ws.algorithm + " has no levels to overlap",
+           "remove slices (or set it to 1), or use all_reduce with algorithm: hierarchical");
+  if (ws.min_bytes > ws.max_bytes)
+    p.fail("min_bytes",
+           "min_bytes " + format_bytes(ws.min_bytes) + " > max_bytes " + format_bytes(ws.max_bytes),
+           "swap them");
+  if (ws.min_bytes < ws.elem_bytes)
+    p.fail("min_bytes",
+           "min_bytes " + format_bytes(ws.min_bytes) + " is smaller than one " + ws.datatype +
+               " (" + std::to_string(ws.elem_bytes) + " B)",
+           "use at least " + std::to_string(ws.elem_bytes) + "B");
+  if (ws.chunk_bytes < ws.elem_bytes)
+    p.fail("chunk_bytes",
+           "chunk_bytes " + format_bytes(ws.chunk_bytes) + " is smaller than one " + ws.datatype +
+               " (" + std::to_string(ws.elem_bytes) + " B)",
+           "use at least " + std::to_string(ws.elem_bytes) + "B");
+  if (s.simulation.functional && ws.max_bytes > (64ull << 20))
+    p.fail("max_bytes",
+           "functional mode carries real numbers and is limited to 64MiB, max_bytes is " +
+               format_bytes(ws.max_bytes),
+           "lower max_bytes or set simulation.functional: false");
+}
+
+}  // namespace
+
+WorkloadKind allreduce_sweep_workload() {
+  WorkloadKind k;
+  k.name = "allreduce_sweep";
+  k.summary = "An nccl-tests style all-reduce size sweep (sum), one collective per size.";
+  std::vector<std::string> algos = coll::algorithms_for("all_reduce");
+  algos.push_back("auto");
+  k.params = {choice(
+      "algorithm", algos, "ring",
+      "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
+      "the topology-derived cost model (docs/collectives.md; nvls and hierarchical_nvls "
+      "are candidates where the system runs them; up to 256 ranks). nvls needs switches "
+      "with nvls: true linked to every rank; hierarchical_nvls needs them linked to "
+      "exactly the ranks of each node.")};
+  const std::vector<ParamSpec> shared = sweep_params();
+  k.params.insert(k.params.end(), shared.begin(), shared.end());
+  k.parse = [](const cfg::Params& p, const cfg::Params&, SystemSpec& s) {
+    s.workload.collective = "all_reduce";
+    s.workload.algorithm = p.str("algorithm");
+    parse_sweep(p, s);
+  };
+  return k;
+}
+
+WorkloadKind collective_sweep_workload() {
+  WorkloadKind k;
+  k.name = "collective_sweep";
+  k.summary = "An nccl-tests style size sweep of any collective, one per size.";
+  std::vector<std::string> collectives;
+  for (const coll::AlgoInfo& a : coll::algorithm_table())
+    if (std::find(collectives.begin(), collectives.end(), a.collective_name) == collectives.end())
+      collectives.push_back(a.collective_name);
+  std::string per_collective;
+  for (const std::string& c : collectives)
+    per_collective += (per_collective.empty() ? "" : "; ") + c + ": " +
+                      join_list(coll::algorithms_for(c));
+  k.params = {
+      choice("collective", collectives, "",
+             "Collective operation (nccl-tests names; reductions are sums)."),
+      param("algorithm", K::kString, "default", "",
+            "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
+            "chooses per size with the topology-derived cost model (docs/collectives.md; "
+            "nvls and hierarchical_nvls are candidates where the system runs them; up to 256 "
+            "ranks). " + per_collective + ". nvls needs switches with nvls: true linked to "
+            "every rank; hierarchical_nvls needs them linked to exactly the ranks of each node."),
+      param("root", K::kInt, "0", "rank", "Root rank of broadcast and reduce.", 0, 65535)};
+  const std::vector<ParamSpec> shared = sweep_params();
+  k.params.insert(k.params.end(), shared.begin(), shared.end());
+  k.parse = [](const cfg::Params& p, const cfg::Params&, SystemSpec& s) {
+    WorkloadSpec& ws = s.workload;
+    ws.collective = p.str("collective");
+    ws.root = int(p.integer("root"));
+    const std::vector<std::string> algos = coll::algorithms_for(ws.collective);
+    ws.algorithm = p.str("algorithm") == "default" ? algos.front() : p.str("algorithm");
+    if (ws.algorithm != "auto" && std::find(algos.begin(), algos.end(), ws.algorithm) == algos.end())
+      p.fail("algorithm", "'" + ws.algorithm + "' is not an algorithm of " + ws.collective,
+             did_you_mean(ws.algorithm, algos));
+    parse_sweep(p, s);
+  };
+  return k;
+}
+
+}  // namespace fabricsim

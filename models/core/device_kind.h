@@ -1,0 +1,127 @@
+// Device kinds: the plug-in seam for everything a config can instantiate under
+// `device_types:` (an accelerator's fabric interface, a switch, a PCIe root complex; a NIC
+// or an optical circuit switch next). A kind declares itself from its own folder
+// (models/<family>/<kind>_kind.cpp) and is added to device_kinds() by one line in
+// fabrics/plugins.cpp. The rest of the simulator never asks "is it a switch": it asks the
+// kind what it does (forwards, terminal), what ports a device type of it has and in which
+// roles, whether a built system suits it (check), and to build its model (create).
+//
+// This header is plain C++ (no SystemC, no YAML): the config layer reads kinds through it.
+// The model a kind creates is a DeviceModel (models/core/device_model.h, SystemC).
+#pragma once
+#include <any>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/core/param_spec.h"
+#include "models/core/registry.h"
+
+namespace fabricsim {
+
+class DeviceModel;
+struct LinkParams;
+
+// Ports of one role, numbered after the groups before it (an endpoint: `fabric` ports
+// 0..ports-1, then its `NIC` ports).
+struct PortGroup {
+  std::string role;      // "fabric", "NIC": the word error messages use
+  int count = 0;
+  std::string protocol;  // what a link on these ports must carry
+};
+
+struct DeviceKind;
+
+// A device type: one entry under `device_types:`, a kind with its parameters resolved.
+struct DeviceType {
+  std::string name;                 // its key under device_types ("nvswitch3")
+  const DeviceKind* kind = nullptr;
+  std::vector<std::any> params;     // one params object per block of kind->params
+  std::vector<PortGroup> port_groups;
+  int ports = 0;                    // all ports, every group
+
+  // Params object of block `block` (0: the kind's own).
+  template <class T>
+  const T& get(size_t block = 0) const {
+    return std::any_cast<const T&>(params.at(block));
+  }
+  // Params object of the block called `block_name` (a feature's: "nvls", "host_path"), or
+  // nullptr if the kind takes no such block.
+  template <class T>
+  const T* find(const std::string& block_name) const {
+    const int i = block_index(block_name);
+    return i < 0 ? nullptr : &get<T>(size_t(i));
+  }
+  int block_index(const std::string& block_name) const;
+  // The group port `port` belongs to, and its index there.
+  const PortGroup& group_of(int port) const;
+  const std::string& port_protocol(int port) const { return group_of(port).protocol; }
+  // Ports of the given role (0 if the kind has no such group).
+  int ports_with_role(const std::string& role) const;
+};
+
+// Run-wide settings a model may need when it is built (the `simulation:` section and the
+// seed).
+struct RunSettings {
+  uint64_t seed = 1;
+  uint64_t aggregate_bytes = 0;
+  uint64_t aggregate_min_message = 0;
+};
+
+// One device of a built system, as a kind's check sees it: its links and their peers,
+// and the two ways to report a problem at its source.
+class DeviceCheck {
+ public:
+  struct Attached {
+    int port;                      // this device's port
+    const std::string& link_type;  // its link type's name
+    const LinkParams& link;
+    const std::string& peer;       // the device at the other end
+    const DeviceType& peer_type;
+  };
+  virtual ~DeviceCheck() = default;
+  virtual const std::string& device() const = 0;  // instance name ("sw0")
+  virtual const DeviceType& type() const = 0;
+  virtual const std::vector<Attached>& links() const = 0;
+  // At `key` of the device type (device_types.NAME.key).
+  [[noreturn]] virtual void fail_param(const std::string& key, const std::string& problem,
+                                       const std::string& hint) const = 0;
+  // Where links()[i] was declared (key path "topology").
+  [[noreturn]] virtual void fail_link(size_t i, const std::string& problem,
+                                      const std::string& hint) const = 0;
+};
+
+// What a kind's factory gets to build one device's model.
+struct DeviceBuild {
+  const std::string& name;            // instance name ("gpu3"), also its sc_module name
+  const DeviceType& type;
+  int endpoint_id;                    // terminal kinds: its endpoint id; else -1
+  const std::vector<int>& used_ports;  // the ports that will be bound
+  const RunSettings& run;
+};
+
+struct DeviceKind {
+  std::string name;     // the `type:` written under device_types
+  std::string summary;  // one line for `fabricsim describe`
+  // Relays traffic between its ports: routes pass through devices of forwarding kinds only.
+  bool forwards = false;
+  // Sources and sinks traffic: gets an endpoint id (declaration order) and may be a rank;
+  // its model's rank_interface() drives collectives.
+  bool terminal = false;
+  // Its parameter blocks, in order: its own, then those of the features it takes. A
+  // device type holds one params object per block; `fabricsim describe` lists the keys
+  // of every block in this order.
+  std::vector<ParamBlock> params;
+  // The port groups of a device type (params resolved, port_groups still empty).
+  std::function<std::vector<PortGroup>(const DeviceType&)> ports;
+  // Checks one device of a built system (optional): links, peers, class limits.
+  std::function<void(const DeviceCheck&)> check = {};
+  // Builds the device's model (SystemC).
+  std::function<std::unique_ptr<DeviceModel>(const DeviceBuild&)> create;
+};
+
+Registry<DeviceKind>& device_kinds();
+
+}  // namespace fabricsim

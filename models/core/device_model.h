@@ -1,0 +1,55 @@
+// The running model of one device, as the elaborator (fabrics/sim/system.h) and the
+// end-of-run accounting see it: whatever its kind (models/core/device_kind.h) built. The
+// model is an sc_module of its own; this interface is what the generic code may ask.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace fabricsim {
+
+class Endpoint;
+class Port;
+
+class DeviceModel {
+ public:
+  virtual ~DeviceModel() = default;
+
+  virtual const std::string& display_name() const = 0;
+  // Port `i` (one of the used ports it was built with).
+  virtual Port& port(int i) = 0;
+  // routes[dst endpoint id] = its ports on a shortest path to that endpoint.
+  virtual void set_routes(const std::vector<std::vector<int>>& routes) = 0;
+
+  // The device at the other end of one of its ports, once every link is bound.
+  struct Peer {
+    int port = -1;                      // this device's port
+    DeviceModel* model = nullptr;       // the peer
+    int peer_port = -1;                 // the peer's port
+    int endpoint_id = -1;               // the peer's endpoint id, -1 if not terminal
+  };
+  // Elaboration hook, called once per device after every link is bound and every route is
+  // set, with its peers in port order (e.g. in-switch collectives find their members).
+  virtual void connected(const std::vector<Peer>& peers) { (void)peers; }
+  // True if traffic entering this device on `port` can use in-network collectives (an
+  // NVLS switch: reduction and multicast); an endpoint sends its group operations there.
+  virtual bool in_network_collectives(int port) const {
+    (void)port;
+    return false;
+  }
+
+  // Its statistics: the device's own counters (ports are registered separately).
+  virtual nlohmann::json stats_json(uint64_t now_ps) const = 0;
+  // Payload bytes it put into the fabric and took out of it: at the end of a run the sums
+  // over every device must be equal (every byte sent was delivered or absorbed).
+  virtual uint64_t payload_sourced() const { return 0; }
+  virtual uint64_t payload_sunk() const { return 0; }
+  // Messages it is still sending or receiving (for the deadlock report).
+  virtual uint64_t messages_in_flight() const { return 0; }
+  // Terminal kinds: the fabric interface that collective programs drive.
+  virtual Endpoint* rank_interface() { return nullptr; }
+};
+
+}  // namespace fabricsim

@@ -1,0 +1,117 @@
+#include "models/link/link_type.h"
+
+#include <cmath>
+
+#include "models/core/units.h"
+
+namespace fabricsim {
+
+const std::vector<std::string>& link_protocols() {
+  static const std::vector<std::string> names{"nvlink",     "ualink", "ethernet",
+                                              "infiniband", "pcie",   "generic"};
+  return names;
+}
+
+Registry<FramingKind>& framings() {
+  static Registry<FramingKind> r("link framing");
+  return r;
+}
+
+namespace {
+
+// The link's keys up to `framing`, which the framing's own keys follow.
+constexpr size_t kHeadKeys = 5;
+
+}  // namespace
+
+const ParamBlock& link_params() {
+  using K = ParamKind;
+  using L = LinkParams;
+  static const ParamBlock block = param_block<L>(
+      "link",
+      {bind(choice("protocol", link_protocols(), "",
+                   "Protocol the link carries; both ends' devices must speak it."),
+            &L::protocol),
+       param("lanes", K::kInt, "", "lanes", "Lanes per direction.", 1, 64),
+       param("lane_rate", K::kBandwidth, "", "Gb/s (per lane, per direction)",
+             "Data rate of one lane after line coding.", 1),
+       param("encoding_efficiency", K::kReal, "1.0", "ratio",
+             "Line-code efficiency applied to lanes x lane_rate, as a decimal (e.g. 0.984615 "
+             "for PCIe Gen5's 128b/130b).",
+             0.01, 1.0),
+       choice("framing", {}, "flit",
+              "flit: whole flits, with overhead flits per packet (NVLink). frame: header+FCS, "
+              "minimum frame, preamble and gap (Ethernet). ualink: UALink 1.0 stream: a TL "
+              "field + data half-flits per packet, packed back to back into DL flits, each "
+              "sent as one FEC codeword (set lane_rate to the signalling rate, 212.5Gb/s: the "
+              "codeword bytes already count the FEC)."),
+       bind(param("packet_payload", K::kBytes, "", "bytes",
+                  "Payload bytes per packet that the traffic uses (e.g. 128B for SM-issued "
+                  "NVLink stores, 256B for copy engines).",
+                  1, 65536),
+            &L::packet_payload),
+       bind(param("latency", K::kTime, "", "ns (one way)",
+                  "Propagation + PHY/FEC latency of one direction.", 0),
+            &L::latency_ps),
+       bind(param("vcs", K::kInt, "1", "", "Virtual channels, each with its own credits.", 1, 16),
+            &L::vcs),
+       bind(param("rx_buffer", K::kBytes, "", "bytes (per VC, counted in wire bytes)",
+                  "Receive buffer per virtual channel at each end; credits = its size.", 1),
+            &L::rx_buffer_bytes),
+       bind(param("ber", K::kReal, "0", "errors per wire bit",
+                  "Bit error rate of each direction, after FEC. > 0 turns on link-level "
+                  "retry: CRC errors drawn per wire bit, NAK and go-back-N replay from the "
+                  "replay buffer; the unit that is NAKed and replayed is the packet, or on "
+                  "framing: ualink the FEC codeword (one DL flit). 0: an ideal link, the "
+                  "retry machinery idle.",
+                  0.0, 1e-3),
+            &L::ber),
+       bind(param("replay_buffer", K::kBytes, "64KiB", "bytes (wire bytes, per direction)",
+                  "Sender's replay buffer: wire bytes kept until acknowledged. A transaction "
+                  "starts only when it fits. Used only when ber > 0, and then it must hold one "
+                  "transaction + the bytes of an ack round trip (rate x (2 x latency + "
+                  "ack_delay), + one codeword on framing: ualink).",
+                  1),
+            &L::replay_buffer_bytes),
+       bind(param("ack_delay", K::kTime, "20ns", "ns",
+                  "Receiver's ack coalescing: a good packet is acknowledged this long after "
+                  "its tail arrives (PCIe's AckNak latency timer). Sets when the replay buffer "
+                  "frees. Used only when ber > 0.",
+                  0),
+            &L::ack_delay_ps),
+       bind(param("retry_latency", K::kTime, "30ns", "ns",
+                  "NAK turnaround: from a bad packet's tail at the receiver to the NAK "
+                  "leaving, plus the sender's time to start the replay. A replay starts 2 x "
+                  "latency + retry_latency after the bad packet's tail left the sender. Used "
+                  "only when ber > 0.",
+                  0),
+            &L::retry_latency_ps)},
+      [](L& l, const ParamReader& r) {
+        const long double rate = (long double)r.integer("lanes") * r.bandwidth_bps("lane_rate") *
+                                 r.real("encoding_efficiency");
+        l.rate_bps = uint64_t(std::llround(rate));
+      });
+  return block;
+}
+
+std::vector<ParamSpec> link_type_specs() {
+  const std::vector<ParamSpec>& own = link_params().specs;
+  std::vector<ParamSpec> out(own.begin(), own.begin() + kHeadKeys);
+  out.back().choices = framings().names();  // `framing`: every registered framing
+  for (const FramingKind& f : framings().entries())
+    out.insert(out.end(), f.params.specs.begin(), f.params.specs.end());
+  out.insert(out.end(), own.begin() + kHeadKeys, own.end());
+  return out;
+}
+
+void check_link(const LinkParams& l, const ParamReader& r) {
+  const uint64_t pkt_wire = l.framing.packet_wire_bytes(l.packet_payload);
+  if (l.rx_buffer_bytes < pkt_wire)
+    r.fail("rx_buffer",
+           "rx_buffer " + format_bytes(l.rx_buffer_bytes) + " is smaller than one packet (" +
+               format_bytes(l.packet_payload) + " payload = " + format_bytes(pkt_wire) +
+               " on the wire)",
+           "raise rx_buffer to at least " + format_bytes(pkt_wire));
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,48 @@
+// The PCIe root complex: the switch frame with the host path as a feature (every forwarded
+// transaction goes up to the host and, without peer-to-peer, through host memory).
+#include "models/switch/host_path.h"
+#include "models/switch/switch_kind.h"
+
+namespace fabricsim {
+
+SwitchFeatureKind host_path_feature() {
+  using K = ParamKind;
+  using H = HostPathParams;
+  SwitchFeatureKind f;
+  f.name = "host_path";
+  f.params = param_block<H>(
+      "host_path",
+      {bind(param("p2p", K::kBool, "false", "",
+                  "true: peer traffic is forwarded port to port through the root complex (up "
+                  "and down its data path once). false: it bounces through host memory (up, "
+                  "written to memory, read back, down), as when GPUs cannot write to each "
+                  "other."),
+            &H::p2p),
+       bind(param("root_complex_bandwidth", K::kBandwidth, "", "GB/s (per direction)",
+                  "Data path between the root ports and the host, per direction (ports -> "
+                  "host, host -> ports); every forwarded byte crosses it once each way.",
+                  1),
+            &H::rc_bps),
+       bind(param("host_memory_bandwidth", K::kBandwidth, "", "GB/s (reads + writes)",
+                  "Host memory (DRAM) bandwidth shared by reads and writes, e.g. 12 DDR5-4800 "
+                  "channels x 38.4 GB/s = 460.8GB/s; a bounced byte is written once and read "
+                  "once (p2p: false).",
+                  1),
+            &H::memory_bps),
+       bind(param("memory_latency", K::kTime, "100ns", "ns",
+                  "Host memory read latency added to every bounced transaction (p2p: false).",
+                  0),
+            &H::memory_latency_ps)},
+      [](H& h, const ParamReader&) { h.enabled = true; });
+  return f;
+}
+
+DeviceKind root_complex_kind() {
+  return switch_frame_kind(
+      "root_complex",
+      "A PCIe root complex (in `device_types:`): the switch frame whose every transfer also "
+      "crosses the host data path and, with p2p: false, host memory (write + read).",
+      {"ualink_class", "nvls", "host_path"});
+}
+
+}  // namespace fabricsim
