@@ -15,7 +15,8 @@
 #include "fabrics/cli/compare.h"
 #include "fabrics/systems/cost_model.h"
 #include "fabrics/sim/system.h"
-#include "fabrics/config/catalog.h"
+#include "fabrics/plugins.h"
+#include "fabrics/systems/catalog.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/sim/training_run.h"
@@ -128,8 +129,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const bool is_auto = w.algorithm == "auto";
   AutoChooser chooser;
   if (is_auto) chooser = make_auto_chooser(spec);
-  const bool training = is_training_workload(w.type);
-  // Training workloads (fabrics/training.h): jobs back to back instead of a size sweep.
+  const bool training = w.is_training;
+  // Training workloads (fabrics/sim/training_run.h): jobs back to back instead of a size sweep.
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<JobRunner> runner;
   if (training) {
@@ -143,14 +144,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
   CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
                         w.elem_bytes,
                         [&](uint64_t count) {
-                          coll::CollParams cp;
-                          cp.ranks = n;
-                          cp.count = count;
-                          cp.elem_bytes = w.elem_bytes;
-                          cp.channels = w.channels;
-                          cp.chunk_bytes = w.chunk_bytes;
-                          cp.root = w.root;
-                          cp.slices = w.slices;
+                          coll::CollParams cp = w.coll_params(n, count);
                           if (!is_auto)
                             return coll::make_schedule(w.collective, w.algorithm, cp,
                                                        spec.domain_size);
@@ -163,16 +157,15 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           s.algorithm = chooser.label(c);
                           return s;
                         },
-                        spec.functional ? &algo : nullptr, w.root);
-  sc_core::sc_start(sc_core::sc_time::from_value(spec.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+                        spec.simulation.functional ? &algo : nullptr, w.root);
+  sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (!sweep.finished() || (runner && !runner->finished())) {
-    if (now >= spec.time_limit_ps)
+    if (now >= spec.simulation.time_limit_ps)
       throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
-                       std::to_string(double(spec.time_limit_ps) * 1e-12) +
+                       std::to_string(double(spec.simulation.time_limit_ps) * 1e-12) +
                        " s of simulated time; raise simulation.time_limit or shrink the workload");
-    uint64_t in_flight = 0;
-    for (const auto& e : sys.endpoints()) in_flight += e->messages_in_flight();
+    const uint64_t in_flight = sys.messages_in_flight();
     throw InternalError("the simulation ran out of events before the workload finished "
                         "(deadlock): " +
                         (runner ? std::to_string(runner->started()) + " of " +
@@ -195,20 +188,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
   cost.payload_bytes_moved = sys.payload_bytes_moved();
   cost.peak_rss_kib = peak_rss_kib();
 
-  // Every packet injected was delivered: the pool is empty and bytes balance.
-  uint64_t sent = 0, received = 0;
-  for (const auto& e : sys.endpoints()) {
-    sent += e->bytes_sent();
-    received += e->bytes_received();
-  }
-  // NVLS switches absorb the data they reduce or replicate and send results and replicas.
-  uint64_t nvls_consumed = 0, nvls_emitted = 0;
-  for (const auto& s : sys.switches()) {
-    nvls_consumed += s->nvls_bytes_consumed();
-    nvls_emitted += s->nvls_bytes_emitted();
-  }
-  sent += nvls_emitted;
-  received += nvls_consumed;
+  // Every packet injected was delivered: the pool is empty and bytes balance (devices that
+  // absorb data, e.g. an NVLS switch reducing it, count it as sunk, and what they emit as
+  // sourced).
+  const uint64_t sent = sys.payload_sourced(), received = sys.payload_sunk();
   const uint64_t outstanding = PacketPool::global().outstanding();
   if (outstanding != 0 || sent != received)
     throw InternalError("packet accounting: " + std::to_string(outstanding) +
@@ -223,7 +206,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"payload_bytes_sent", sent},
                            {"payload_bytes_delivered", received},
                            {"transactions_acquired", PacketPool::global().acquired()},
-                           {"functional", spec.functional}};
+                           {"functional", spec.simulation.functional}};
   const Port::Counters retry = sys.retry_totals();
   const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
   if (!o.quiet && train) {
@@ -285,6 +268,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
 
 int app_main(const std::vector<std::string>& args) {
   try {
+    register_builtin_plugins();
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h" || args[0] == "help")) {
       std::cout << kUsage;
       return kExitOk;
@@ -295,7 +279,7 @@ int app_main(const std::vector<std::string>& args) {
     }
     const Options o = parse_args(args);
     if (o.command == "describe") {
-      std::cout << (o.type.empty() ? cfg::describe_all() : cfg::describe_one(o.type));
+      std::cout << (o.type.empty() ? describe_all() : describe_one(o.type));
       return kExitOk;
     }
     if (o.command == "check" && is_compare_file(o.config)) {

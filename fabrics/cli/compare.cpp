@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fabrics/config/document.h"
-#include "fabrics/config/catalog.h"
+#include "fabrics/workloads/workload.h"
 #include "fabrics/systems/system_spec.h"
 #include "models/core/errors.h"
 
@@ -81,8 +81,8 @@ std::vector<std::string> set_list(const std::string& file, const YAML::Node& n,
 // Every key a workload section may hold: the union of the workload types' parameters.
 std::vector<std::string> workload_keys() {
   std::vector<std::string> keys{"type"};
-  for (const std::string& t : cfg::type_names(cfg::Category::kWorkload))
-    for (const cfg::ParamSpec& p : cfg::find_type(cfg::Category::kWorkload, t)->spec.params)
+  for (const WorkloadKind& w : workloads().entries())
+    for (const ParamSpec& p : w.params)
       if (std::find(keys.begin(), keys.end(), p.key) == keys.end()) keys.push_back(p.key);
   return keys;
 }

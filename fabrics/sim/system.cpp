@@ -1,10 +1,8 @@
 #include "fabrics/sim/system.h"
 
-#include <algorithm>
-#include <map>
-
 #include "models/core/errors.h"
 #include "models/core/scheduler.h"
+#include "models/endpoint/endpoint.h"
 
 namespace fabricsim {
 
@@ -12,83 +10,53 @@ System::System(const SystemSpec& spec) : spec_(spec) {
   Scheduler::instance();  // first, so it sits at the top of the module hierarchy
   const topo::Graph& g = spec.graph;
   const topo::Routes routes = topo::compute_routes(g);
-  std::vector<Endpoint*> ep_of_device(g.devices.size(), nullptr);
-  std::vector<Switch*> sw_of_device(g.devices.size(), nullptr);
   std::vector<std::vector<int>> used(g.devices.size());
   for (const topo::Link& l : g.links) {
     used[l.a.device].push_back(l.a.port);
     used[l.b.device].push_back(l.b.port);
   }
+  const RunSettings run = spec.run_settings();
+  by_endpoint_id_.assign(g.endpoints.size(), nullptr);
   for (size_t i = 0; i < g.devices.size(); ++i) {
     const topo::Device& d = g.devices[i];
-    const DeviceType& dt = spec.device_types.at(d.type);
-    if (d.is_switch) {
-      switches_.push_back(std::make_unique<Switch>(d.name.c_str(), d.name, dt.sw, used[i]));
-      sw_of_device[i] = switches_.back().get();
-    } else {
-      endpoints_.push_back(
-          std::make_unique<Endpoint>(d.name.c_str(), d.name, uint32_t(d.endpoint_id), dt.endpoint));
-      ep_of_device[i] = endpoints_.back().get();
+    const DeviceType& type = spec.type_of(int(i));
+    devices_.push_back(type.kind->create(DeviceBuild{d.name, type, d.endpoint_id, used[i], run}));
+    if (d.terminal) {
+      Endpoint* e = devices_.back()->rank_interface();
+      FABRICSIM_ASSERT(e, "device kind '" + type.kind->name + "' is terminal but its model has "
+                          "no rank interface");
+      by_endpoint_id_[size_t(d.endpoint_id)] = e;
     }
   }
-  auto port_of = [&](const topo::LinkEnd& e) -> Port& {
-    if (ep_of_device[e.device]) return ep_of_device[e.device]->port(e.port);
-    return sw_of_device[e.device]->port(e.port);
-  };
   for (const topo::Link& l : g.links) {
-    Port& a = port_of(l.a);
-    Port& b = port_of(l.b);
+    Port& a = devices_[l.a.device]->port(l.a.port);
+    Port& b = devices_[l.b.device]->port(l.b.port);
     bind_link(a, b, spec.link_types.at(l.type), spec.seed);
     all_ports_.push_back(&a);
     all_ports_.push_back(&b);
   }
   for (Port* p : all_ports_)
     stats_.add(p->display_name(), [p](uint64_t now) { return p->stats_json(now); });
-  for (const auto& e : endpoints_) {
-    Endpoint* ep = e.get();
-    stats_.add(ep->display_name(), [ep](uint64_t now) { return ep->stats_json(now); });
+  for (const auto& m : devices_) {
+    DeviceModel* dm = m.get();
+    stats_.add(dm->display_name(), [dm](uint64_t now) { return dm->stats_json(now); });
   }
-  for (const auto& s : switches_) {
-    Switch* sw = s.get();
-    stats_.add(sw->display_name(), [sw](uint64_t now) { return sw->stats_json(now); });
-  }
+  for (size_t i = 0; i < g.devices.size(); ++i) devices_[i]->set_routes(routes[i]);
   for (size_t i = 0; i < g.devices.size(); ++i) {
-    if (ep_of_device[i]) ep_of_device[i]->set_routes(routes[i]);
-    if (sw_of_device[i]) sw_of_device[i]->set_routes(routes[i]);
-  }
-  // NVLS groups: every endpoint linked to an NVLS switch is a member, its links paired in
-  // the order of the endpoint's port numbers; the endpoint stripes group traffic over
-  // its links into NVLS switches.
-  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> nvls_links;  // (sw, ep) -> (ep port, sw port)
-  std::vector<std::vector<int>> nvls_ports(g.devices.size());
-  for (const topo::Link& l : g.links) {
-    for (int side = 0; side < 2; ++side) {
-      const topo::LinkEnd& s = side ? l.b : l.a;
-      const topo::LinkEnd& e = side ? l.a : l.b;
-      if (!sw_of_device[s.device] || !ep_of_device[e.device]) continue;
-      if (!spec.device_types.at(g.devices[s.device].type).sw.nvls) continue;
-      nvls_links[{s.device, e.device}].push_back({e.port, s.port});
-      nvls_ports[e.device].push_back(e.port);
+    std::vector<DeviceModel::Peer> peers;
+    for (int p = 0; p < g.devices[i].ports; ++p) {
+      const topo::LinkEnd e = g.peer(int(i), p);
+      if (e.device < 0) continue;
+      peers.push_back({p, devices_[e.device].get(), e.port, g.devices[e.device].endpoint_id});
     }
+    devices_[i]->connected(peers);
   }
-  for (auto& [key, v] : nvls_links) {
-    std::sort(v.begin(), v.end());
-    std::vector<int> ports;
-    for (const auto& pr : v) ports.push_back(pr.second);
-    sw_of_device[key.first]->add_nvls_member(ep_of_device[key.second]->id(), ports);
-  }
-  for (size_t i = 0; i < g.devices.size(); ++i)
-    if (ep_of_device[i] && !nvls_ports[i].empty()) {
-      std::sort(nvls_ports[i].begin(), nvls_ports[i].end());
-      ep_of_device[i]->set_nvls_ports(nvls_ports[i]);
-    }
-  const std::vector<Endpoint*> rk = ranks();
-  engine_ = std::make_unique<CollectiveEngine>("collectives", rk, spec.workload.elem_bytes);
+  engine_ = std::make_unique<CollectiveEngine>("collectives", ranks(), spec.workload.elem_bytes);
 }
 
 std::vector<Endpoint*> System::ranks() const {
   std::vector<Endpoint*> out;
-  for (int id : spec_.ranks) out.push_back(endpoints_.at(id).get());
+  for (int id : spec_.ranks) out.push_back(by_endpoint_id_.at(size_t(id)));
   return out;
 }
 
@@ -122,6 +90,24 @@ Port::Counters System::retry_totals() const {
     t.tx_wire_bytes += c.tx_wire_bytes;
   }
   return t;
+}
+
+uint64_t System::payload_sourced() const {
+  uint64_t n = 0;
+  for (const auto& d : devices_) n += d->payload_sourced();
+  return n;
+}
+
+uint64_t System::payload_sunk() const {
+  uint64_t n = 0;
+  for (const auto& d : devices_) n += d->payload_sunk();
+  return n;
+}
+
+uint64_t System::messages_in_flight() const {
+  uint64_t n = 0;
+  for (const auto& d : devices_) n += d->messages_in_flight();
+  return n;
 }
 
 }  // namespace fabricsim

@@ -6,13 +6,14 @@
 #include <utility>
 
 #include "models/collectives/algorithms.h"
+#include "models/switch/host_path.h"
 
 namespace fabricsim {
 
 namespace {
 
 // Breadth-first distances and shortest-path counts from endpoint device `src`, relaying
-// through switches only (as compute_routes).
+// through forwarding devices only (as compute_routes).
 void bfs(const topo::Graph& g, int src, std::vector<int>& dist, std::vector<double>& count) {
   dist.assign(g.devices.size(), -1);
   count.assign(g.devices.size(), 0.0);
@@ -22,7 +23,7 @@ void bfs(const topo::Graph& g, int src, std::vector<int>& dist, std::vector<doub
   while (!q.empty()) {
     const int u = q.front();
     q.pop_front();
-    if (u != src && !g.devices[u].is_switch) continue;
+    if (u != src && !g.devices[u].forwards) continue;
     for (int p = 0; p < g.devices[u].ports; ++p) {
       const topo::LinkEnd nb = g.peer(u, p);
       if (nb.device < 0) continue;
@@ -43,14 +44,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   const int n = int(spec.ranks.size());
   Ceiling c;
   if (n < 2) return c;
-  coll::CollParams cp;
-  cp.ranks = n;
-  cp.count = uint64_t(n) * uint64_t(w.channels) * 4096;
-  cp.elem_bytes = w.elem_bytes;
-  cp.channels = w.channels;
-  cp.chunk_bytes = w.chunk_bytes;
-  cp.root = w.root;
-  cp.slices = w.slices;
+  const coll::CollParams cp = w.coll_params(n, uint64_t(n) * uint64_t(w.channels) * 4096);
   // The bound counts point-to-point sends: `auto` (a different schedule per size) and the
   // in-switch nvls algorithms (no sends; docs/models.md derives their bound) get none.
   if (w.algorithm == "auto" || coll::uses_nvls_switches(w.algorithm)) {
@@ -92,8 +86,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       from(src);
       from(dst);
       for (size_t d = 0; d < nd; ++d) {
-        const DeviceType& dt = spec.device_types.at(g.devices[d].type);
-        if (!dt.is_switch || !dt.sw.host.enabled) continue;
+        if (!spec.type_of(int(d)).find<HostPathParams>("host_path")) continue;
         // On every shortest path: on one, and all of them pass through it.
         if (dist[src][d] >= 0 && dist[dst][d] >= 0 &&
             dist[src][d] + dist[dst][d] == dist[src][dst] &&
@@ -108,7 +101,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   // the sources down the shortest-path DAG. Catches tapered or shared switch-to-switch links.
   std::vector<std::vector<double>> sw_tx(nd);
   for (size_t d = 0; d < nd; ++d)
-    if (g.devices[d].is_switch) sw_tx[d].assign(g.devices[d].ports, 0.0);
+    if (g.devices[d].forwards) sw_tx[d].assign(g.devices[d].ports, 0.0);
   std::vector<double> flow(nd, 0.0);
   std::vector<std::vector<int>> at_dist;
   for (auto it = pair_bytes.begin(); it != pair_bytes.end();) {
@@ -131,7 +124,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
         if (flow[u] <= 0 || ports.empty()) continue;
         const double share = flow[u] / double(ports.size());
         for (int p : ports) {
-          if (g.devices[u].is_switch) sw_tx[u][p] += share;
+          if (g.devices[u].forwards) sw_tx[u][p] += share;
           flow[g.peer(u, p).device] += share;
         }
       }
@@ -156,7 +149,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
     const double rate = double(lp.rate_bps) / 8.0 * lp.framing.efficiency(lp.packet_payload);
     for (const topo::LinkEnd& e : {l.a, l.b}) {
       const std::string port = g.devices[e.device].name + ".port[" + std::to_string(e.port) + "]";
-      if (g.devices[e.device].is_switch) {
+      if (g.devices[e.device].forwards) {
         add("switch tx", port + " tx", sw_tx[e.device][e.port], rate);
         continue;
       }
@@ -165,9 +158,9 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
     }
   }
   for (size_t d = 0; d < nd; ++d) {
-    const DeviceType& dt = spec.device_types.at(g.devices[d].type);
-    if (!dt.is_switch || !dt.sw.host.enabled) continue;
-    const HostPathParams& h = dt.sw.host;
+    const HostPathParams* host = spec.type_of(int(d)).find<HostPathParams>("host_path");
+    if (!host) continue;
+    const HostPathParams& h = *host;
     const std::string& name = g.devices[d].name;
     // Up and down carry the same bytes: one bound for the data path.
     add(name + " data path", name + " root complex data path", host_load[d],

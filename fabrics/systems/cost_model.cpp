@@ -10,6 +10,8 @@
 #include "models/collectives/algorithms.h"
 #include "models/core/errors.h"
 #include "models/core/packet.h"
+#include "models/nvlink/nvls_params.h"
+#include "models/switch/switch_params.h"
 
 namespace fabricsim {
 
@@ -60,8 +62,8 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
              double(lp.framing.packet_wire_bytes(uint32_t(std::min<uint64_t>(small, lp.packet_payload)))) *
                  8.0 / double(lp.rate_bps);
         dev = g.peer(dev, port).device;
-        if (g.devices[dev].is_switch)
-          t += double(spec.device_types.at(g.devices[dev].type).sw.pipeline_latency_ps) * 1e-12;
+        if (const SwitchParams* sp = spec.type_of(dev).find<SwitchParams>("switch_frame"))
+          t += double(sp->pipeline_latency_ps) * 1e-12;
       }
       path[s][d] = coll::PathCost{trips * t, it->second};
     }
@@ -82,15 +84,15 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     double wire_Bps = 0;
     for (int port = 0; port < g.devices[sdev].ports; ++port) {
       const topo::LinkEnd e = g.peer(sdev, port);
-      if (e.device < 0 || !g.devices[e.device].is_switch) continue;
-      const SwitchParams& sp = spec.device_types.at(g.devices[e.device].type).sw;
-      if (!sp.nvls) continue;
+      if (e.device < 0) continue;
+      const NvlsParams* nv = spec.type_of(e.device).find<NvlsParams>("nvls");
+      if (!nv || !nv->enabled) continue;
       ports.push_back(port);
       const double r = double(link_of.at({sdev, port})->rate_bps) / 8.0;
       sw_Bps[e.device] += r;
       wire_Bps += r;
       if (engine_of.try_emplace(e.device, int(engines.size())).second)
-        engines.push_back({double(sp.nvls_reduce_Bps), double(sp.nvls_multicast_Bps)});
+        engines.push_back({double(nv->reduce_Bps), double(nv->multicast_Bps)});
     }
     if (ports.empty()) continue;
     coll::NvlsPath& np = nvls[s];
@@ -118,8 +120,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     // shipped system): one small packet's serialisation, the link latency and the
     // switch's pipeline per hop; the engines pass one small packet.
     const LinkParams& lp = *link_of.at({sdev, ports.front()});
-    const SwitchParams& sp =
-        spec.device_types.at(g.devices[g.peer(sdev, ports.front()).device].type).sw;
+    const int nvls_switch = g.peer(sdev, ports.front()).device;
+    const SwitchParams& sp = *spec.type_of(nvls_switch).find<SwitchParams>("switch_frame");
+    const NvlsParams& nv = *spec.type_of(nvls_switch).find<NvlsParams>("nvls");
     const double full = double(lp.framing.packet_wire_bytes(lp.packet_payload));
     np.req_bytes = double(lp.framing.packet_wire_bytes(0, PacketKind::kNvlsReq)) / full;
     np.read_bytes = double(lp.framing.packet_wire_bytes(0, PacketKind::kNvlsRead)) / full;
@@ -132,10 +135,10 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     np.reduce_alpha_s = ser(PacketKind::kNvlsReq, 0) + lat + pipe +         // request up
                         ser(PacketKind::kNvlsRead, 0) + lat +               // read down
                         ser(PacketKind::kNvlsResp, one) + lat + pipe +      // answer up
-                        engine(sp.nvls_reduce_Bps) +                        // reduction
+                        engine(nv.reduce_Bps) +                        // reduction
                         ser(PacketKind::kNvlsResult, one) + lat;            // result down
     np.store_alpha_s = ser(PacketKind::kNvlsMcast, one) + lat + pipe +      // store up
-                       engine(sp.nvls_multicast_Bps) +                      // multicast
+                       engine(nv.multicast_Bps) +                      // multicast
                        ser(PacketKind::kNvlsData, one) + lat;               // replica down
   }
   coll::FabricCosts f;

@@ -64,8 +64,8 @@ ParamSpec choice(std::string key, std::vector<std::string> choices, std::string 
                  std::string description);
 
 // Binds `spec` to `field` of T. The field's type must hold every value the kind can take:
-// uint64_t/uint32_t/int for quantities and integers (an unsigned field raises the
-// minimum to 0 and a narrow one lowers the maximum to what it holds, so no value wraps),
+// uint64_t/uint32_t/int for quantities and integers (a field narrower than 64 bits narrows
+// the range to what it holds, an unsigned one raises the minimum to 0: no value wraps),
 // double for reals, bool, std::string for strings and enums, std::vector<int64_t> for
 // int lists.
 template <class T, class F>
@@ -77,9 +77,12 @@ ParamSpec bind(ParamSpec spec, F T::*field) {
     case ParamKind::kBytes:
     case ParamKind::kInt:
       if constexpr (is_count) {
-        spec.max = std::min(spec.max, double(std::numeric_limits<F>::max()));
-        if constexpr (std::is_unsigned_v<F>) spec.min = std::max(spec.min, 0.0);
-        else spec.min = std::max(spec.min, double(std::numeric_limits<F>::min()));
+        if constexpr (sizeof(F) < sizeof(uint64_t)) {
+          spec.max = std::min(spec.max, double(std::numeric_limits<F>::max()));
+          spec.min = std::max(spec.min, double(std::numeric_limits<F>::min()));
+        } else if constexpr (std::is_unsigned_v<F>) {
+          spec.min = std::max(spec.min, 0.0);
+        }
         const bool quantity = spec.kind != ParamKind::kInt;
         spec.assign = [field, quantity](void* o, const ParamValue& v) {
           static_cast<T*>(o)->*field = quantity ? F(v.quantity) : F(v.integer);

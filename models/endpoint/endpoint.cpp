@@ -13,18 +13,18 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
       id_(id),
       params_(p),
       rng_(p.seed, display_name_) {
-  const int n = p.total_ports();
-  for (int i = 0; i < n; ++i)
+  const int nports = p.total_ports();
+  for (int i = 0; i < nports; ++i)
     ports_.push_back(std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                             display_name_ + ".port[" + std::to_string(i) + "]",
                                             this, i, /*rx_at_head=*/false));
-  staged_.assign(n, nullptr);
-  staged_msg_.assign(n, nullptr);
+  staged_.assign(nports, nullptr);
+  staged_msg_.assign(nports, nullptr);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
-  resp_q_.resize(n);
-  resp_turn_.assign(n, 0);
-  nvls_reach_ = PortSet(n);
+  resp_q_.resize(nports);
+  resp_turn_.assign(nports, 0);
+  nvls_reach_ = PortSet(nports);
 }
 
 void Endpoint::connected(const std::vector<Peer>& peers) {

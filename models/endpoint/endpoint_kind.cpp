@@ -4,7 +4,7 @@
 
 #include "models/core/device_kind.h"
 #include "models/endpoint/endpoint.h"
-#include "models/link/link_params.h"
+#include "models/link/link_type.h"
 
 namespace fabricsim {
 

@@ -1,5 +1,7 @@
 // NVLS as a switch feature: its parameters and checks (the reduction engine's throughput,
 // the datatypes it reduces), and its part of a switch's model.
+#include <algorithm>
+
 #include "models/core/datatype.h"
 #include "models/core/text.h"
 #include "models/core/units.h"
@@ -19,6 +21,7 @@ uint64_t optional_Bps(const ParamReader& r, const std::string& key) {
   } catch (const UnitError& ex) {
     r.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
   }
+  return 0;  // not reached: fail() throws
 }
 
 void resolve(NvlsParams& n, const ParamReader& r) {

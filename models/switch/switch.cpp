@@ -1,6 +1,7 @@
 #include "models/switch/switch.h"
 
 #include <algorithm>
+#include <map>
 
 #include "models/core/errors.h"
 
@@ -74,6 +75,19 @@ void Switch::add_nvls_member(uint32_t endpoint, std::vector<int> ports) {
     link_index_[port] = int(j);
   }
   members_.push_back(Member{endpoint, std::move(ports)});
+}
+
+void Switch::connected(const std::vector<Peer>& peers) {
+  if (!params_.nvls) return;
+  std::map<int, std::vector<std::pair<int, int>>> links;  // endpoint id -> (its port, ours)
+  for (const Peer& p : peers)
+    if (p.endpoint_id >= 0) links[p.endpoint_id].push_back({p.peer_port, p.port});
+  for (auto& [endpoint, v] : links) {
+    std::sort(v.begin(), v.end());
+    std::vector<int> ports;
+    for (const auto& pr : v) ports.push_back(pr.second);
+    add_nvls_member(uint32_t(endpoint), ports);
+  }
 }
 
 void Switch::end_of_elaboration() {

@@ -35,6 +35,7 @@
 
 #include <systemc>
 
+#include "models/core/device_model.h"
 #include "models/core/fifo.h"
 #include "models/core/port.h"
 #include "models/core/stats.h"
@@ -44,16 +45,22 @@
 
 namespace fabricsim {
 
-class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
+class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, public DeviceModel {
  public:
   // `used_ports`: indices that will be bound; the others exist but are unconnected.
   Switch(sc_core::sc_module_name n, std::string display_name, const SwitchParams& p,
          const std::vector<int>& used_ports);
 
-  Port& port(int i) { return *ports_.at(i); }
-  const std::string& display_name() const { return display_name_; }
+  Port& port(int i) override { return *ports_.at(i); }
+  const std::string& display_name() const override { return display_name_; }
   // routes[dst endpoint id] = egress ports on a shortest path to it.
-  void set_routes(std::vector<std::vector<int>> routes) { routes_ = std::move(routes); }
+  void set_routes(const std::vector<std::vector<int>>& routes) override { routes_ = routes; }
+  // NVLS: every endpoint linked to this switch is a member, its links paired in the order
+  // of the endpoint's port numbers.
+  void connected(const std::vector<Peer>& peers) override;
+  bool in_network_collectives(int) const override { return params_.nvls; }
+  uint64_t payload_sourced() const override { return nvls_emitted_; }
+  uint64_t payload_sunk() const override { return nvls_consumed_; }
   // NVLS group: every endpoint directly linked to this switch, with its links (ports of
   // this switch, in a fixed order). Called at elaboration when params.nvls is set.
   void add_nvls_member(uint32_t endpoint, std::vector<int> ports);
@@ -61,7 +68,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   // (results, replicas): endpoints' sent + emitted == endpoints' received + consumed.
   uint64_t nvls_bytes_consumed() const { return nvls_consumed_; }
   uint64_t nvls_bytes_emitted() const { return nvls_emitted_; }
-  nlohmann::json stats_json(uint64_t now_ps) const;
+  nlohmann::json stats_json(uint64_t now_ps) const override;
 
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;

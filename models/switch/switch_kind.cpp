@@ -1,7 +1,7 @@
 #include "models/switch/switch_kind.h"
 
 #include "models/core/device_model.h"
-#include "models/link/link_params.h"
+#include "models/link/link_type.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/switch.h"
 #include "models/nvlink/nvls_params.h"

@@ -1,0 +1,68 @@
+// One registration line per plug-in. Each is declared and defined in its own family's
+// folder; adding one is its own file plus a line here (docs/extending.md).
+#include "fabrics/plugins.h"
+
+#include <mutex>
+
+#include "fabrics/topologies/builder.h"
+#include "fabrics/workloads/workload.h"
+#include "models/core/device_kind.h"
+#include "models/link/link_type.h"
+#include "models/switch/switch_kind.h"
+
+namespace fabricsim {
+
+// Link framings.
+FramingKind flit_framing();         // models/nvlink/flit_framing_kind.cpp
+FramingKind frame_framing();        // models/link/frame_framing_kind.cpp
+FramingKind ualink_framing();       // models/ualink/ualink_framing_kind.cpp
+// Switch features.
+SwitchFeatureKind ualink_class_feature();  // models/ualink/switch_class.cpp
+SwitchFeatureKind nvls_feature();          // models/nvlink/nvls_feature.cpp
+SwitchFeatureKind host_path_feature();     // models/pcie/root_complex_kind.cpp
+// Device kinds.
+DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
+DeviceKind switch_kind();        // models/switch/switch_kind.cpp
+DeviceKind root_complex_kind();  // models/pcie/root_complex_kind.cpp
+// Workloads.
+WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/sweep.cpp
+WorkloadKind collective_sweep_workload();  // fabrics/workloads/sweep.cpp
+WorkloadKind ddp_step_workload();          // fabrics/workloads/training.cpp
+WorkloadKind fsdp_step_workload();         // fabrics/workloads/training.cpp
+WorkloadKind moe_layer_workload();         // fabrics/workloads/training.cpp
+WorkloadKind tp_layer_workload();          // fabrics/workloads/training.cpp
+
+namespace topo {
+TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp
+TopologyKind multi_node_topology();     // fabrics/topologies/multi_node.cpp
+TopologyKind two_tier_topology();       // fabrics/topologies/two_tier.cpp
+TopologyKind explicit_topology();       // fabrics/topologies/explicit.cpp
+}  // namespace topo
+
+void register_builtin_plugins() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // Framings and features first: the kinds that take them look them up.
+    framings().add(flit_framing());
+    framings().add(frame_framing());
+    framings().add(ualink_framing());
+    switch_features().add(ualink_class_feature());
+    switch_features().add(nvls_feature());
+    switch_features().add(host_path_feature());
+    device_kinds().add(endpoint_kind());
+    device_kinds().add(switch_kind());
+    device_kinds().add(root_complex_kind());
+    topo::topologies().add(topo::switched_node_topology());
+    topo::topologies().add(topo::multi_node_topology());
+    topo::topologies().add(topo::two_tier_topology());
+    topo::topologies().add(topo::explicit_topology());
+    workloads().add(allreduce_sweep_workload());
+    workloads().add(collective_sweep_workload());
+    workloads().add(ddp_step_workload());
+    workloads().add(fsdp_step_workload());
+    workloads().add(moe_layer_workload());
+    workloads().add(tp_layer_workload());
+  });
+}
+
+}  // namespace fabricsim
