@@ -5,7 +5,7 @@
 // model code, and must match to the picosecond (or within the stated tolerance).
 #include <gtest/gtest.h>
 
-#include "fabrics/systems/system_spec.h"
+#include "models/ualink/switch_class.h"
 #include "models/endpoint/endpoint.h"
 #include "testbenches/bench.h"
 

@@ -17,18 +17,18 @@ TypeSpec device_spec() {
   return {"h100",
           "a GPU endpoint",
           {
-              {"lane_rate", Kind::kBandwidth, "", "Gb/s or GB/s", "per-lane signalling rate"},
-              {"lanes", Kind::kInt, "4", "", "lanes per port", {}, 1, 16},
-              {"latency", Kind::kTime, "150ns", "ns", "port-to-port latency"},
-              {"buffer", Kind::kBytes, "64KiB", "bytes", "input buffer per port", {}, 4096,
+              {"lane_rate", ParamKind::kBandwidth, "", "Gb/s or GB/s", "per-lane signalling rate"},
+              {"lanes", ParamKind::kInt, "4", "", "lanes per port", {}, 1, 16},
+              {"latency", ParamKind::kTime, "150ns", "ns", "port-to-port latency"},
+              {"buffer", ParamKind::kBytes, "64KiB", "bytes", "input buffer per port", {}, 4096,
                1024.0 * 1024 * 1024},
-              {"efficiency", Kind::kReal, "0.9", "", "usable fraction of the line rate", {}, 0, 1},
-              {"ecn", Kind::kBool, "false", "", "mark congestion"},
-              {"name", Kind::kString, "gpu", "", "display name"},
-              {"arbiter", Kind::kEnum, "round_robin", "", "arbitration policy",
+              {"efficiency", ParamKind::kReal, "0.9", "", "usable fraction of the line rate", {}, 0, 1},
+              {"ecn", ParamKind::kBool, "false", "", "mark congestion"},
+              {"name", ParamKind::kString, "gpu", "", "display name"},
+              {"arbiter", ParamKind::kEnum, "round_robin", "", "arbitration policy",
                {"round_robin", "weighted", "strict_priority"}},
-              {"weights", Kind::kIntList, "[1, 1]", "", "per-class weights", {}, 0, 100},
-              {"ports", Kind::kInt, "", "", "number of ports", {}, 1, 1024},
+              {"weights", ParamKind::kIntList, "[1, 1]", "", "per-class weights", {}, 0, 100},
+              {"ports", ParamKind::kInt, "", "", "number of ports", {}, 1, 1024},
           }};
 }
 
@@ -312,17 +312,17 @@ TEST(Params, MisuseIsAnInternalError) {
 
 TEST(Params, BadSpecsAreInternalErrors) {
   const YAML::Node empty = YAML::Load("{}");
-  TypeSpec bad_default{"t", "", {{"lat", Kind::kTime, "150", "ns", "latency"}}};
+  TypeSpec bad_default{"t", "", {{"lat", ParamKind::kTime, "150", "ns", "latency"}}};
   EXPECT_THROW(parse_params(bad_default, empty, kFile, "t"), InternalError);
-  TypeSpec out_of_range{"t", "", {{"n", Kind::kInt, "0", "", "count", {}, 1, 4}}};
+  TypeSpec out_of_range{"t", "", {{"n", ParamKind::kInt, "0", "", "count", {}, 1, 4}}};
   EXPECT_THROW(parse_params(out_of_range, empty, kFile, "t"), InternalError);
-  TypeSpec bad_choice{"t", "", {{"e", Kind::kEnum, "c", "", "enum", {"a", "b"}}}};
+  TypeSpec bad_choice{"t", "", {{"e", ParamKind::kEnum, "c", "", "enum", {"a", "b"}}}};
   EXPECT_THROW(parse_params(bad_choice, empty, kFile, "t"), InternalError);
-  TypeSpec no_choices{"t", "", {{"e", Kind::kEnum, "", "", "enum"}}};
+  TypeSpec no_choices{"t", "", {{"e", ParamKind::kEnum, "", "", "enum"}}};
   EXPECT_THROW(parse_params(no_choices, empty, kFile, "t"), InternalError);
-  TypeSpec twice{"t", "", {{"n", Kind::kInt, "1", "", ""}, {"n", Kind::kInt, "2", "", ""}}};
+  TypeSpec twice{"t", "", {{"n", ParamKind::kInt, "1", "", ""}, {"n", ParamKind::kInt, "2", "", ""}}};
   EXPECT_THROW(parse_params(twice, empty, kFile, "t"), InternalError);
-  TypeSpec bad_list{"t", "", {{"l", Kind::kIntList, "[1,", "", ""}}};
+  TypeSpec bad_list{"t", "", {{"l", ParamKind::kIntList, "[1,", "", ""}}};
   EXPECT_THROW(parse_params(bad_list, empty, kFile, "t"), InternalError);
 }
 

@@ -7,20 +7,20 @@
 
 #include "fabrics/config/document.h"
 #include "fabrics/config/params.h"
-#include "fabrics/config/catalog.h"
 #include "models/core/framing.h"
+#include "models/link/link_type.h"
 #include "models/switch/host_path.h"
 
 namespace fabricsim {
 namespace {
 
-// The link type of configs/pcie_8gpu.yaml, parsed with the registry's link spec, so the
+// The link type of configs/pcie_8gpu.yaml, parsed with the declared link keys, so the
 // test and the shipped config cannot drift apart.
 cfg::Params pcie_link() {
   const std::string file = std::string(FABRICSIM_SOURCE_DIR) + "/configs/pcie_8gpu.yaml";
   const YAML::Node root = cfg::load_yaml_file(file);
-  const cfg::TypeEntry* e = cfg::find_type(cfg::Category::kLink, "link");
-  return cfg::parse_params(e->spec, root["link_types"]["pcie5x16"], file, "link_types.pcie5x16");
+  return cfg::parse_params({"link", "", link_type_specs()}, root["link_types"]["pcie5x16"], file,
+                           "link_types.pcie5x16");
 }
 
 // Efficiency = payload / (payload + overheads) x 128/130, with overheads per 256 B TLP:

@@ -15,7 +15,7 @@ int add_endpoint(Graph& g, const std::string& name, int ports) {
   Device d;
   d.name = name;
   d.type = "gpu";
-  d.is_switch = false;
+  d.terminal = true;
   d.ports = ports;
   return g.add_device(d);
 }
@@ -24,7 +24,7 @@ int add_switch(Graph& g, const std::string& name, int ports) {
   Device d;
   d.name = name;
   d.type = "nvswitch";
-  d.is_switch = true;
+  d.forwards = true;
   d.ports = ports;
   return g.add_device(d);
 }
