@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/switch/switch_kind.h"
 #include "models/core/port.h"
 #include "models/endpoint/endpoint.h"
 #include "testbenches/bench.h"
@@ -243,7 +244,7 @@ TEST(LinkRetry, SmallReplayBufferLimitsThroughputLikeCredits) {
 // (the downstream link starts each transaction when its head arrives and runs at the same
 // rate, so it falls behind only by its own losses).
 TEST(LinkRetry, ThroughACutThroughSwitchEveryByteArrivesWithinTheLossBounds) {
-  SwitchParams sp;
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
   sp.ports = 2;
   sp.pipeline_latency_ps = 100'000;
   sp.speedup = 2.0;

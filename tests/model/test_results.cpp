@@ -19,7 +19,9 @@ SystemSpec spec_with_ranks(int n) {
   spec.name = "unit";
   spec.ranks.resize(n);
   std::iota(spec.ranks.begin(), spec.ranks.end(), 0);
+  spec.workload.collective = "all_reduce";
   spec.workload.datatype = "float";
+  spec.workload.elem_bytes = 4;
   spec.workload.algorithm = "ring";
   return spec;
 }

@@ -3,6 +3,7 @@
 // large N (about 59% at N = 32); McKeown 1999: VOQ + iSLIP approaches 100%.
 #include <gtest/gtest.h>
 
+#include "models/switch/switch_kind.h"
 #include "models/endpoint/endpoint.h"
 #include "testbenches/bench.h"
 
@@ -12,7 +13,7 @@ namespace {
 
 double saturation_throughput(const std::string& queues, const std::string& arbiter) {
   const int n = 32;
-  SwitchParams sp;
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
   sp.ports = n;
   sp.pipeline_latency_ps = 20'000;
   sp.input_queues = queues;

@@ -5,6 +5,7 @@
 // model code, and must match to the picosecond (or within the stated tolerance).
 #include <gtest/gtest.h>
 
+#include "models/switch/switch_kind.h"
 #include "models/ualink/switch_class.h"
 #include "models/endpoint/endpoint.h"
 #include "testbenches/bench.h"
@@ -28,7 +29,7 @@ uint64_t pipeline_for(const std::string& cls) {
 }
 
 SwitchParams ualink_switch(const std::string& cls) {
-  SwitchParams sp;
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
   sp.ports = 4;
   sp.pipeline_latency_ps = pipeline_for(cls);
   sp.speedup = 2.0;

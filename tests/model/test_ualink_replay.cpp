@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include "models/switch/switch_kind.h"
 #include "models/core/port.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/switch.h"
@@ -243,7 +244,7 @@ TEST(UALinkReplay, SmallReplayBufferStallsAndBoundsThroughput) {
 // completion is no earlier than the upstream link's exact busy time C x CW + errors x
 // (CW + D) + the path latency (2 cables + pipeline + the last codeword downstream).
 TEST(UALinkReplay, AggregatedThroughASwitchDeliversEveryByte) {
-  SwitchParams sp;
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
   sp.ports = 2;
   sp.pipeline_latency_ps = 140'000;
   sp.speedup = 2.0;
