@@ -30,32 +30,17 @@ namespace {
 const std::vector<std::string> kTopKeys{"version", "name", "sweep", "set", "systems"};
 const std::vector<std::string> kSystemKeys{"config", "label", "set"};
 
-std::string join(const std::vector<std::string>& v) {
-  std::string s;
-  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
-  return s;
-}
-
 void check_keys(const std::string& file, const YAML::Node& map, const std::string& path,
                 const std::vector<std::string>& known) {
   for (const auto& kv : map) {
-    if (!kv.first.IsScalar())
-      fail(file, kv.first, path, "expected a key name, found " + cfg::describe_node(kv.first),
-           "keys are plain names");
-    const std::string k = kv.first.Scalar();
+    const std::string k = cfg::key_name(file, kv.first, path);
     if (std::find(known.begin(), known.end(), k) == known.end()) {
       const std::string near = nearest(k, known);
       fail(file, kv.first, cfg::join_key(path, k), "unknown key '" + k + "'",
-           (near.empty() ? "" : "did you mean '" + near + "'? ") + "known keys: " + join(known));
+           (near.empty() ? "" : "did you mean '" + near + "'? ") + "known keys: " +
+               join_list(known));
     }
   }
-}
-
-std::string scalar(const std::string& file, const YAML::Node& n, const std::string& path,
-                   const std::string& what, const std::string& hint) {
-  if (!n.IsDefined() || n.IsNull() || !n.IsScalar())
-    fail(file, n, path, "expected " + what + ", found " + cfg::describe_node(n), hint);
-  return n.Scalar();
 }
 
 // A list of "key.path=value" strings.
@@ -69,7 +54,7 @@ std::vector<std::string> set_list(const std::string& file, const YAML::Node& n,
   for (size_t i = 0; i < n.size(); ++i) {
     const std::string p = path + "[" + std::to_string(i) + "]";
     const std::string s =
-        scalar(file, n[i], p, "a key.path=value string", "e.g. \"simulation.aggregate_bytes=0B\"");
+        cfg::scalar(file, n[i], p, "a key.path=value string", "e.g. \"simulation.aggregate_bytes=0B\"");
     if (s.find('=') == std::string::npos || s.front() == '=')
       fail(file, n[i], p, "'" + s + "' is not key.path=value",
            "e.g. \"simulation.aggregate_bytes=0B\"");
@@ -148,7 +133,7 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
     fail(file, v, "version", "unsupported version " + cfg::describe_node(v),
          "only version 1 exists");
   spec.name = root["name"].IsDefined()
-                  ? scalar(file, root["name"], "name", "a name", "e.g. name: scaleup")
+                  ? cfg::scalar(file, root["name"], "name", "a name", "e.g. name: scaleup")
                   : std::filesystem::path(file).stem().string();
   // sweep: {workload key: value} -> --set workload.key=value for every system.
   std::vector<std::string> common;
@@ -163,7 +148,7 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
     for (const auto& kv : sweep) {
       const std::string k = kv.first.Scalar();
       common.push_back("workload." + k + "=" +
-                       scalar(file, kv.second, "sweep." + k, "a value", "e.g. min_bytes: 1MiB"));
+                       cfg::scalar(file, kv.second, "sweep." + k, "a value", "e.g. min_bytes: 1MiB"));
     }
   }
   const std::vector<std::string> top_sets = set_list(file, root["set"], "set");
@@ -190,7 +175,7 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
       fail(file, s, path, "missing required key 'config'",
            "give the config file, relative to this file's directory");
     CompareSystem cs;
-    const std::string rel = scalar(file, s["config"], path + ".config", "a config file path",
+    const std::string rel = cfg::scalar(file, s["config"], path + ".config", "a config file path",
                                    "e.g. config: dgx_h100.yaml");
     const std::filesystem::path p =
         std::filesystem::path(rel).is_absolute() ? std::filesystem::path(rel) : base / rel;
@@ -200,7 +185,7 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
       fail(file, s["config"], path + ".config", "cannot read config '" + cs.config + "'",
            "paths are relative to the directory of " + file);
     cs.label = s["label"].IsDefined()
-                   ? scalar(file, s["label"], path + ".label", "a label", "e.g. label: NVLink4")
+                   ? cfg::scalar(file, s["label"], path + ".label", "a label", "e.g. label: NVLink4")
                    : p.stem().string();
     if (cs.label.empty() || cs.label.find_first_of(" \t") != std::string::npos)
       fail(file, s["label"], path + ".label", "label '" + cs.label + "' is empty or has spaces",

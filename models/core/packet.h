@@ -12,8 +12,7 @@
 namespace fabricsim {
 
 // kData: payload; kAck/kNack: delivery responses; kFlag: a small completion flag a
-// collective protocol writes after a fence; kCnp: congestion notification (RoCE);
-// kReadReq: a read request (no payload; asks for `read_bytes`); kReadResp: the data a
+// collective protocol writes after a fence; kReadReq: a read request (no payload; asks for `read_bytes`); kReadResp: the data a
 // read returns (Endpoint::read).
 // In-switch reduction and multicast (NVLS, see models/switch/switch.h):
 //   kNvlsReq    endpoint -> switch: "reduce req_bytes at (msg_id, offset) over the group"
@@ -28,7 +27,6 @@ enum class PacketKind : uint8_t {
   kAck,
   kNack,
   kFlag,
-  kCnp,
   kReadReq,
   kReadResp,
   kNvlsReq,
@@ -66,10 +64,7 @@ class alignas(64) Packet {
   int32_t route_port = -1;     // per hop: egress port chosen by the switch it is in
   PacketKind kind = PacketKind::kData;
   uint8_t vc = 0;              // virtual channel (credit class)
-  uint8_t tc = 0;              // traffic class
-  bool ecn = false;            // congestion experienced (Ethernet/UEC)
-  bool trimmed = false;        // payload cut by a congested switch (UEC)
-  uint16_t entropy = 0;        // spraying / ECMP selector
+  uint16_t entropy = 0;        // spraying / ECMP selector (hash routing)
   // --- second cache line: the message, for the endpoints ---
   uint64_t msg_id = 0;         // globally unique message id
   uint64_t msg_bytes = 0;      // payload bytes of the whole message
