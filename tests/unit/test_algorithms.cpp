@@ -39,6 +39,9 @@ std::vector<uint64_t> offsets(uint64_t base, const std::vector<uint64_t>& sizes)
   return off;
 }
 
+// True if `a` is the algorithm named `name` (of any collective).
+bool named(const AlgoInfo& a, const char* name) { return std::string(a.name) == name; }
+
 uint64_t chunk_elems(const CollParams& p) {
   return std::max<uint64_t>(1, p.chunk_bytes / p.elem_bytes);
 }
@@ -142,14 +145,11 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
     case Collective::kAllReduce:
       for (int c = 0; c < nch; ++c) {
         const uint64_t cc = ch[at(c)];
-        switch (a.algorithm) {
-          case Algorithm::kRing: {
+        if (named(a, "ring")) {
             const auto b = split_even(cc, n);
             for (int r = 0; r < n; ++r)
               for (int s = 0; s < 2 * (n - 1); ++s) add(r, (r + 1) % n, b[at(mod(r - s, n))]);
-            break;
-          }
-          case Algorithm::kTree: {
+          } else if (named(a, "tree")) {
             const auto halves = split_even(cc, 2);
             for (int t = 0; t < 2; ++t) {
               const auto par = double_binary_tree_parents(n, t);
@@ -159,9 +159,7 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
                   add(par[at(r)], r, halves[at(t)]);
                 }
             }
-            break;
-          }
-          case Algorithm::kHalvingDoubling: {
+          } else if (named(a, "halving_doubling")) {
             int pw = 1;
             while (pw * 2 <= n) pw *= 2;
             const int rem = n - pw;
@@ -182,9 +180,7 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
                 add(real(v), real(u), span(u & ~(d - 1), d));  // halving: the partner's half
                 add(real(v), real(u), span(v & ~(d - 1), d));  // doubling: my d blocks
               }
-            break;
-          }
-          case Algorithm::kDirect: {
+          } else if (named(a, "direct")) {
             const auto b = split_even(cc, n);
             for (int r = 0; r < n; ++r)
               for (int j = 0; j < n; ++j)
@@ -192,9 +188,7 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
                   add(r, j, b[at(j)]);
                   add(r, j, b[at(r)]);
                 }
-            break;
-          }
-          case Algorithm::kHierarchical: {
+          } else if (named(a, "hierarchical")) {
             // Per slice of the channel: reduce-scatter ring inside every domain, ring
             // all-reduce of block l across the domains among local index l, all-gather
             // ring inside.
@@ -211,11 +205,9 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
                 for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - s, L))]);
               }
             }
-            break;
-          }
-          default:
+          } else {
             ADD_FAILURE() << "no model for " << a.name;
-        }
+          }
       }
       break;
     case Collective::kReduceScatter:
@@ -296,11 +288,11 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 
 ::testing::AssertionResult check_deps(const AlgoInfo& a, const Schedule& s, int slices = 1,
                                       int domain = 0) {
-  const bool lockstep = a.algorithm == Algorithm::kPairwise;
-  const bool window = a.algorithm == Algorithm::kTree;
+  const bool lockstep = named(a, "pairwise");
+  const bool window = named(a, "tree");
   // Hierarchical with slices: the first-step sends of slice i >= 1 also depend on every
   // recv of this rank in the last phase-1 step of slice i-1 (same channel).
-  const bool slice_window = a.algorithm == Algorithm::kHierarchical && slices > 1;
+  const bool slice_window = named(a, "hierarchical") && slices > 1;
   const int hL = domain == 0 ? s.ranks : domain;
   const uint64_t per_slice =
       2 * static_cast<uint64_t>(hL - 1) + 2 * static_cast<uint64_t>(s.ranks / hL - 1);
@@ -395,24 +387,19 @@ uint64_t piece_field(uint64_t tag) { return tag & 0xffffffffull; }
 uint64_t step_slots(const AlgoInfo& a, int n, int domain, int slices = 1) {
   switch (a.collective) {
     case Collective::kAllReduce:
-      switch (a.algorithm) {
-        case Algorithm::kHierarchical: {
-          const int L = domain == 0 ? n : domain;
-          return (2ull * static_cast<uint64_t>(L - 1) + 2ull * static_cast<uint64_t>(n / L - 1)) *
-                 static_cast<uint64_t>(slices);
-        }
-        case Algorithm::kRing:
-          return 2ull * static_cast<uint64_t>(n);
-        case Algorithm::kTree:
-          return 4;
-        case Algorithm::kHalvingDoubling: {
-          uint64_t k = 0;
-          while ((2 << k) <= n) ++k;
-          return 2 * k + 2;
-        }
-        default:
-          return 2;
+      if (named(a, "hierarchical")) {
+        const int L = domain == 0 ? n : domain;
+        return (2ull * static_cast<uint64_t>(L - 1) + 2ull * static_cast<uint64_t>(n / L - 1)) *
+               static_cast<uint64_t>(slices);
       }
+      if (named(a, "ring")) return 2ull * static_cast<uint64_t>(n);
+      if (named(a, "tree")) return 4;
+      if (named(a, "halving_doubling")) {
+        uint64_t k = 0;
+        while ((2 << k) <= n) ++k;
+        return 2 * k + 2;
+      }
+      return 2;
     case Collective::kReduceScatter:
     case Collective::kAllGather:
       return static_cast<uint64_t>(n - 1);
@@ -427,10 +414,10 @@ uint64_t step_slots(const AlgoInfo& a, int n, int domain, int slices = 1) {
                                                 const Schedule& s, int domain) {
   const uint64_t slots = std::max<uint64_t>(1, step_slots(a, p.ranks, domain, p.slices));
   const bool piece_major =
-      a.algorithm == Algorithm::kTree || a.collective == Collective::kBroadcast ||
+      named(a, "tree") || a.collective == Collective::kBroadcast ||
       a.collective == Collective::kReduce || a.collective == Collective::kSendRecv;
   const bool all_sends_first =
-      a.collective == Collective::kAllToAll && a.algorithm == Algorithm::kDirect;
+      a.collective == Collective::kAllToAll && named(a, "direct");
   for (int r = 0; r < s.ranks; ++r) {
     const auto& ops = s.programs[at(r)].ops;
     uint64_t prev_step = 0, prev_piece = 0;
@@ -543,12 +530,12 @@ void check_textbook_volume(const AlgoInfo& a, int n, int channels) {
   const bool pow2 = (1 << lg) == n;
   switch (a.collective) {
     case Collective::kAllReduce:
-      if (a.algorithm == Algorithm::kTree) {
+      if (named(a, "tree")) {
         EXPECT_EQ(total, 2 * (un - 1) * C) << ctx;
         EXPECT_EQ(total_msgs, n > 1 ? 4 * (un - 1) * uc : 0) << ctx;
         break;
       }
-      if (a.algorithm == Algorithm::kHalvingDoubling && !pow2) {
+      if (named(a, "halving_doubling") && !pow2) {
         int pw = 1;
         while (pw * 2 <= n) pw *= 2;
         const uint64_t upw = static_cast<uint64_t>(pw), rem = un - upw;
@@ -557,7 +544,7 @@ void check_textbook_volume(const AlgoInfo& a, int n, int channels) {
       }
       for (int r = 0; r < n; ++r) {
         EXPECT_EQ(sent[at(r)], 2 * spread) << ctx << " rank " << r;  // 2(n-1)/n of the data
-        const uint64_t want_msgs = a.algorithm == Algorithm::kHalvingDoubling
+        const uint64_t want_msgs = named(a, "halving_doubling")
                                        ? 2 * static_cast<uint64_t>(lg) * uc
                                        : 2 * (un - 1) * uc;
         EXPECT_EQ(msgs[at(r)], want_msgs) << ctx << " rank " << r;
@@ -613,7 +600,7 @@ TEST_P(AlgorithmSweep, ExactResultsTrafficDepsOrder) {
   for (const AlgoInfo& a : algorithm_table()) {
     // NVLS schedules use multicast and in-switch reduction ops: tested in NvlsSweep and
     // HierarchicalNvlsSplits (test_nvls_schedule.cpp).
-    if (a.algorithm == Algorithm::kNvls || a.algorithm == Algorithm::kHierarchicalNvls) continue;
+    if (named(a, "nvls") || named(a, "hierarchical_nvls")) continue;
     for (const Config& cfg : configs) {
       const uint32_t elem_bytes = cfg.channels == 1 ? 4 : 8;
       // Several pieces: about 2 per block of a channel (more where blocks are larger, as
