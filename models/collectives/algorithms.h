@@ -180,6 +180,7 @@
 // report InputError).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <string>
 #include <vector>
@@ -298,13 +299,13 @@ enum AlgoTrait : unsigned {
 
 // An algorithm's schedule generator: its schedule for p on ranks numbered domain-major in
 // domains of `domain_size` ranks (0: one domain; see make_schedule).
-using ScheduleFn = Schedule (*)(const CollParams& p, int domain_size);
+using ScheduleFn = std::function<Schedule(const CollParams& p, int domain_size)>;
 // Its alpha-beta time for n >= 2 ranks (see alpha_beta_time_s, which checks the arguments
 // and answers n = 1 itself).
-using AlphaBetaFn = double (*)(int n, double bytes, double alpha_s, double beta_s_per_byte,
-                               int domain_size);
+using AlphaBetaFn = std::function<double(int n, double bytes, double alpha_s,
+                                         double beta_s_per_byte, int domain_size)>;
 // Its parameter check: throws InternalError when p or domain_size is out of range for it.
-using CheckFn = void (*)(const CollParams& p, int domain_size);
+using CheckFn = std::function<void(const CollParams& p, int domain_size)>;
 
 // One (collective, algorithm) of the registry.
 struct AlgoInfo {
@@ -321,9 +322,9 @@ struct AlgoInfo {
   bool levels = false;               // CollParams::slices > 1 pipelines its levels
                                      // (hierarchical, hierarchical_nvls): has_levels
   const char* cost = "";             // alpha_beta_time_s's formula as text, for logs and docs
-  ScheduleFn schedule = nullptr;
-  AlphaBetaFn alpha_beta = nullptr;
-  CheckFn check = nullptr;
+  ScheduleFn schedule;
+  AlphaBetaFn alpha_beta;
+  CheckFn check;
 };
 
 // An entry from its traits (AlgoTrait flags or-ed together, 0 for none).

@@ -82,14 +82,10 @@ Schedule alltoall(const char* who, const char* name, const CollParams& p, bool l
 }
 
 double pairwise_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  const double spread = (dn - 1.0) / dn;
-  return (dn - 1.0) * al + spread * S * be;
+  return (n - 1.0) * al + spread(n) * S * be;
 }
 double alltoall_direct_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  const double spread = (dn - 1.0) / dn;
-  return al + spread * S * be;
+  return al + spread(n) * S * be;
 }
 double sendrecv_cost(int, double S, double al, double be, int) { return al + S * be; }
 
@@ -132,18 +128,13 @@ Schedule sendrecv(const CollParams& p) {
 namespace detail {
 
 void register_alltoall(AlgorithmRegistry& r) {
-  r.add(algo_entry(
-      Collective::kAllToAll, "pairwise", 0, "(n-1) alpha + (n-1)/n S beta",
-      [](const CollParams& p, int) { return alltoall_pairwise(p); }, pairwise_cost,
-      [](const CollParams& p, int) { check_params(kPairwise, p, false); }));
-  r.add(algo_entry(
-      Collective::kAllToAll, "direct", 0, "alpha + (n-1)/n S beta",
-      [](const CollParams& p, int) { return alltoall_direct(p); }, alltoall_direct_cost,
-      [](const CollParams& p, int) { check_params(kAllToAllDirect, p, false); }));
-  r.add(algo_entry(
-      Collective::kSendRecv, "direct", 0, "alpha + S beta",
-      [](const CollParams& p, int) { return sendrecv(p); }, sendrecv_cost,
-      [](const CollParams& p, int) { check_params(kSendRecv, p, false); }));
+  r.add(algo_entry(Collective::kAllToAll, "pairwise", 0, "(n-1) alpha + (n-1)/n S beta",
+                   one_level(alltoall_pairwise), pairwise_cost, checks_params(kPairwise)));
+  r.add(algo_entry(Collective::kAllToAll, "direct", 0, "alpha + (n-1)/n S beta",
+                   one_level(alltoall_direct), alltoall_direct_cost,
+                   checks_params(kAllToAllDirect)));
+  r.add(algo_entry(Collective::kSendRecv, "direct", 0, "alpha + S beta", one_level(sendrecv),
+                   sendrecv_cost, checks_params(kSendRecv)));
 }
 
 }  // namespace detail

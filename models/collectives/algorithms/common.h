@@ -41,6 +41,22 @@ inline Range piece_of(Range r, uint64_t j, uint64_t chunk) {
 // Checks the parameters every generator shares and returns the piece size in elements.
 uint64_t check_params(const char* who, const CollParams& p, bool rooted);
 
+// Registry adapters: check_params(who, p, rooted) as an entry's check, and a generator of
+// one level (it takes no domain size) as an entry's generator.
+inline CheckFn checks_params(const char* who, bool rooted = false) {
+  return [who, rooted](const CollParams& p, int) { check_params(who, p, rooted); };
+}
+inline ScheduleFn one_level(Schedule (*generator)(const CollParams&)) {
+  return [generator](const CollParams& p, int) { return generator(p); };
+}
+
+// The (n-1)/n share of the data a rank sends in one pass over n ranks, as the alpha-beta
+// formulas use it.
+inline double spread(int n) {
+  const double dn = static_cast<double>(n);
+  return (dn - 1.0) / dn;
+}
+
 // Tag layout ((c * slots + s) << 32) | j shared by every generator (algorithms.h).
 class Tags {
  public:

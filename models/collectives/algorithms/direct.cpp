@@ -14,9 +14,7 @@ namespace {
 constexpr const char* kWho = "allreduce_direct";
 
 double direct_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  const double spread = (dn - 1.0) / dn;
-  return 2.0 * al + 2.0 * spread * S * be;
+  return 2.0 * al + 2.0 * spread(n) * S * be;
 }
 
 }  // namespace
@@ -60,10 +58,8 @@ Schedule allreduce_direct(const CollParams& p) {
 namespace detail {
 
 void register_direct(AlgorithmRegistry& r) {
-  r.add(algo_entry(
-      Collective::kAllReduce, "direct", 0, "2 alpha + 2(n-1)/n S beta",
-      [](const CollParams& p, int) { return allreduce_direct(p); }, direct_cost,
-      [](const CollParams& p, int) { check_params(kWho, p, false); }));
+  r.add(algo_entry(Collective::kAllReduce, "direct", 0, "2 alpha + 2(n-1)/n S beta",
+                   one_level(allreduce_direct), direct_cost, checks_params(kWho)));
 }
 
 }  // namespace detail

@@ -16,11 +16,9 @@ constexpr const char* kWho = "allreduce_halving_doubling";
 
 // n a power of two: 2 log2(n) steps; else the fold adds one whole-vector step each way.
 double halving_doubling_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  const double spread = (dn - 1.0) / dn;
   const int lg = floor_log2(n);
   const double p = static_cast<double>(int64_t{1} << lg);
-  if ((int64_t{1} << lg) == int64_t{n}) return 2.0 * lg * al + 2.0 * spread * S * be;
+  if ((int64_t{1} << lg) == int64_t{n}) return 2.0 * lg * al + 2.0 * spread(n) * S * be;
   return (2.0 * lg + 2.0) * al + (2.0 * (p - 1.0) / p + 2.0) * S * be;
 }
 
@@ -111,8 +109,7 @@ void register_halving_doubling(AlgorithmRegistry& r) {
       Collective::kAllReduce, "halving_doubling", 0,
       "2 log2(n) alpha + 2(n-1)/n S beta (n a power of two); else, p = 2^floor(log2 n): "
       "(2 log2(p) + 2) alpha + (2(p-1)/p + 2) S beta",
-      [](const CollParams& p, int) { return allreduce_halving_doubling(p); },
-      halving_doubling_cost, [](const CollParams& p, int) { check_params(kWho, p, false); }));
+      one_level(allreduce_halving_doubling), halving_doubling_cost, checks_params(kWho)));
 }
 
 }  // namespace detail

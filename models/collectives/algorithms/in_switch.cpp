@@ -235,21 +235,15 @@ void register_in_switch(AlgorithmRegistry& r) {
         check_params(kHierarchicalNvls, p, false);
         check_two_level(kHierarchicalNvls, p, domain_size);
       }));
-  r.add(algo_entry(
-      Collective::kAllReduce, "nvls", kPipelined | kInSwitch,
-      "2 alpha + (n+1)/n S beta (in-switch reduction; NVLS switches only)",
-      [](const CollParams& p, int) { return allreduce_nvls(p); }, allreduce_nvls_cost,
-      [](const CollParams& p, int) { check_params(kAllReduceNvls, p, false); }));
-  r.add(algo_entry(
-      Collective::kReduceScatter, "nvls", kPipelined | kInSwitch,
-      "alpha + S beta (NVLS switches only)",
-      [](const CollParams& p, int) { return reduce_scatter_nvls(p); }, half_nvls_cost,
-      [](const CollParams& p, int) { check_params(kReduceScatterNvls, p, false); }));
-  r.add(algo_entry(
-      Collective::kAllGather, "nvls", kPipelined | kInSwitch,
-      "alpha + S beta (NVLS switches only)",
-      [](const CollParams& p, int) { return all_gather_nvls(p); }, half_nvls_cost,
-      [](const CollParams& p, int) { check_params(kAllGatherNvls, p, false); }));
+  r.add(algo_entry(Collective::kAllReduce, "nvls", kPipelined | kInSwitch,
+                   "2 alpha + (n+1)/n S beta (in-switch reduction; NVLS switches only)",
+                   one_level(allreduce_nvls), allreduce_nvls_cost, checks_params(kAllReduceNvls)));
+  r.add(algo_entry(Collective::kReduceScatter, "nvls", kPipelined | kInSwitch,
+                   "alpha + S beta (NVLS switches only)", one_level(reduce_scatter_nvls),
+                   half_nvls_cost, checks_params(kReduceScatterNvls)));
+  r.add(algo_entry(Collective::kAllGather, "nvls", kPipelined | kInSwitch,
+                   "alpha + S beta (NVLS switches only)", one_level(all_gather_nvls),
+                   half_nvls_cost, checks_params(kAllGatherNvls)));
 }
 
 }  // namespace detail

@@ -90,8 +90,7 @@ const AlgoInfo& AlgorithmRegistry::add(const AlgoInfo& entry) {
       std::string("AlgorithmRegistry::add: ") + collective_name(entry.collective) + "/" +
       (entry.name != nullptr ? entry.name : "(null)");
   if (entry.name == nullptr || *entry.name == '\0') throw InternalError(what + ": no name");
-  if (entry.cost == nullptr || entry.schedule == nullptr || entry.alpha_beta == nullptr ||
-      entry.check == nullptr)
+  if (entry.cost == nullptr || !entry.schedule || !entry.alpha_beta || !entry.check)
     throw InternalError(what + ": cost, schedule, alpha_beta and check are all required");
   AlgoInfo a = entry;
   a.collective_name = collective_name(a.collective);

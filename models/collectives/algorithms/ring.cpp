@@ -93,19 +93,12 @@ Schedule ring_allreduce_schedule(const CollParams& p, int domain_size) {
 
 // Alpha-beta terms (algorithms.h, alpha_beta_time_s); n >= 2.
 double ring_allreduce_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  const double spread = (dn - 1.0) / dn;
-  return 2.0 * (dn - 1.0) * al + 2.0 * spread * S * be;
+  return 2.0 * (n - 1.0) * al + 2.0 * spread(n) * S * be;
 }
 double ring_half_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  const double spread = (dn - 1.0) / dn;
-  return (dn - 1.0) * al + spread * S * be;
+  return (n - 1.0) * al + spread(n) * S * be;
 }
-double chain_cost(int n, double S, double al, double be, int) {
-  const double dn = static_cast<double>(n);
-  return (dn - 1.0) * al + S * be;
-}
+double chain_cost(int n, double S, double al, double be, int) { return (n - 1.0) * al + S * be; }
 
 }  // namespace
 
@@ -157,26 +150,17 @@ std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int c
 namespace detail {
 
 void register_ring(AlgorithmRegistry& r) {
-  r.add(algo_entry(
-      Collective::kAllReduce, "ring", kPipelined, "2(n-1) alpha + 2(n-1)/n S beta",
-      ring_allreduce_schedule, ring_allreduce_cost,
-      [](const CollParams& p, int) { check_params(kRingAllReduce, p, false); }));
-  r.add(algo_entry(
-      Collective::kReduceScatter, "ring", kPipelined, "(n-1) alpha + (n-1)/n S beta",
-      [](const CollParams& p, int) { return reduce_scatter_ring(p); }, ring_half_cost,
-      [](const CollParams& p, int) { check_params(kReduceScatterRing, p, false); }));
-  r.add(algo_entry(
-      Collective::kAllGather, "ring", kPipelined, "(n-1) alpha + (n-1)/n S beta",
-      [](const CollParams& p, int) { return all_gather_ring(p); }, ring_half_cost,
-      [](const CollParams& p, int) { check_params(kAllGatherRing, p, false); }));
-  r.add(algo_entry(
-      Collective::kBroadcast, "ring", kPipelined | kRooted, "(n-1) alpha + S beta",
-      [](const CollParams& p, int) { return broadcast_ring(p); }, chain_cost,
-      [](const CollParams& p, int) { check_params(kBroadcastRing, p, true); }));
-  r.add(algo_entry(
-      Collective::kReduce, "ring", kPipelined | kRooted, "(n-1) alpha + S beta",
-      [](const CollParams& p, int) { return reduce_ring(p); }, chain_cost,
-      [](const CollParams& p, int) { check_params(kReduceRing, p, true); }));
+  r.add(algo_entry(Collective::kAllReduce, "ring", kPipelined, "2(n-1) alpha + 2(n-1)/n S beta",
+                   ring_allreduce_schedule, ring_allreduce_cost, checks_params(kRingAllReduce)));
+  r.add(algo_entry(Collective::kReduceScatter, "ring", kPipelined, "(n-1) alpha + (n-1)/n S beta",
+                   one_level(reduce_scatter_ring), ring_half_cost,
+                   checks_params(kReduceScatterRing)));
+  r.add(algo_entry(Collective::kAllGather, "ring", kPipelined, "(n-1) alpha + (n-1)/n S beta",
+                   one_level(all_gather_ring), ring_half_cost, checks_params(kAllGatherRing)));
+  r.add(algo_entry(Collective::kBroadcast, "ring", kPipelined | kRooted, "(n-1) alpha + S beta",
+                   one_level(broadcast_ring), chain_cost, checks_params(kBroadcastRing, true)));
+  r.add(algo_entry(Collective::kReduce, "ring", kPipelined | kRooted, "(n-1) alpha + S beta",
+                   one_level(reduce_ring), chain_cost, checks_params(kReduceRing, true)));
 }
 
 }  // namespace detail

@@ -116,10 +116,8 @@ Schedule allreduce_tree(const CollParams& p) {
 namespace detail {
 
 void register_tree(AlgorithmRegistry& r) {
-  r.add(algo_entry(
-      Collective::kAllReduce, "tree", kPipelined, "2 ceil(log2 n) alpha + 2 S beta",
-      [](const CollParams& p, int) { return allreduce_tree(p); }, tree_cost,
-      [](const CollParams& p, int) { check_params(kWho, p, false); }));
+  r.add(algo_entry(Collective::kAllReduce, "tree", kPipelined, "2 ceil(log2 n) alpha + 2 S beta",
+                   one_level(allreduce_tree), tree_cost, checks_params(kWho)));
 }
 
 }  // namespace detail
