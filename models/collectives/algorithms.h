@@ -277,7 +277,7 @@ std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int c
 std::vector<int> double_binary_tree_parents(int ranks, int tree);
 
 // ---------------------------------------------------------------------------------------
-// Algorithm table, for selection and reporting.
+// Algorithm registry, for dispatch, selection and reporting.
 
 enum class Collective : uint8_t {
   kAllReduce,
