@@ -17,7 +17,7 @@ using K = ParamKind;
 // Communication parameters every training workload takes.
 std::vector<ParamSpec> comm_params() {
   return {
-      choice("algorithm", coll::plain_allreduce_algorithms(), "ring",
+      choice("algorithm", coll::flat_algorithms_for("all_reduce"), "ring",
              "All-reduce algorithm (ddp_step buckets, tp_layer); all-gather and "
              "reduce-scatter use ring, all-to-all direct."),
       choice("datatype", datatype_names(), "bfloat16",

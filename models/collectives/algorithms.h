@@ -1,7 +1,12 @@
 // Collective algorithm library: schedule generators for every collective and algorithm the
-// simulator runs, a table describing them (nccl-tests busbw factor, alpha-beta cost) for
-// NCCL-like algorithm selection, and one dispatcher by name. Plain data, no SystemC; the
-// ring all-reduce itself lives in ring.h and is reached here through make_schedule.
+// simulator runs, a registry describing them (traits, nccl-tests busbw factor, alpha-beta
+// cost, parameter checks) for NCCL-like algorithm selection, and one dispatcher by name.
+// Plain data, no SystemC; the ring all-reduce itself lives in ring.h and is reached here
+// through make_schedule. Each family is one file of algorithms/ (ring, tree,
+// halving_doubling, direct, hierarchical, in_switch, alltoall) that registers its entries;
+// algorithms/registry.cpp lists the families. Adding an algorithm: its generator, cost and
+// check in its family's file and one AlgorithmRegistry::add line there (a new family: a new
+// file, declared in algorithms/common.h and called in algorithms/registry.cpp).
 //
 // ---------------------------------------------------------------------------------------
 // Buffers. Every rank has ONE buffer of Schedule::count elements. CollParams::count is the
@@ -175,6 +180,8 @@
 // report InputError).
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <list>
 #include <string>
 #include <vector>
 
@@ -191,8 +198,10 @@ struct CollParams {
   uint64_t chunk_bytes = 0;  // piece size in bytes, > 0 (rounded down to whole elements,
                              // at least 1 element), as RingParams
   int root = 0;              // broadcast and reduce: root rank in [0, ranks); else ignored
-  int slices = 1;            // all_reduce hierarchical: >= 1 slices per channel, pipelined
-                             // across the levels (see the table above); else ignored
+  int slices = 1;            // all_reduce hierarchical and hierarchical_nvls: >= 1 slices
+                             // per channel, pipelined across the levels (see the table
+                             // above); must be 1 for make_schedule of any other algorithm
+                             // (has_levels); the other generators ignore it
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
@@ -243,23 +252,6 @@ Schedule all_gather_nvls(const CollParams& p);
 //     2(N-1)/N of a block, as hierarchical. Slice-major order. Needs NVLS switches linked
 //     to exactly the ranks of each domain (config checks).
 Schedule allreduce_hierarchical_nvls(const CollParams& p, int domain_size);
-// True for the algorithms that reduce or multicast in NVLS switches (nvls,
-// hierarchical_nvls): they need NVLS switches, and `auto` considers them only where the
-// config checks of naming them pass (SystemSpec::auto_in_switch).
-inline bool uses_nvls_switches(const std::string& algorithm) {
-  return algorithm == "nvls" || algorithm == "hierarchical_nvls";
-}
-
-// INTERIM (replaced by the algorithm registry): algorithms whose levels `slices` pipelines.
-inline bool has_levels(const std::string& collective, const std::string& algorithm) {
-  return collective == "all_reduce" &&
-         (algorithm == "hierarchical" || algorithm == "hierarchical_nvls");
-}
-// INTERIM: all-reduce algorithms with neither levels nor in-switch operations.
-inline std::vector<std::string> plain_allreduce_algorithms() {
-  return {"ring", "tree", "halving_doubling", "direct"};
-}
-
 // Per-channel ring orders for a ring all-reduce on `ranks` = N domains x L ranks
 // (L = domain_size) whose inter-domain links join equal local indices only (rails: local
 // index i of every node has its NIC on rail switch i). Channel c's ring enters every
@@ -285,7 +277,7 @@ std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int c
 std::vector<int> double_binary_tree_parents(int ranks, int tree);
 
 // ---------------------------------------------------------------------------------------
-// Algorithm table, for selection and reporting.
+// Algorithm registry, for dispatch, selection and reporting.
 
 enum class Collective : uint8_t {
   kAllReduce,
@@ -296,31 +288,77 @@ enum class Collective : uint8_t {
   kAllToAll,
   kSendRecv
 };
-enum class Algorithm : uint8_t {
-  kRing,
-  kTree,
-  kHalvingDoubling,
-  kDirect,
-  kPairwise,
-  kHierarchical,
-  kNvls,
-  kHierarchicalNvls
+
+// Traits of an algorithm, or-ed together for algo_entry (AlgoInfo's flags).
+enum AlgoTrait : unsigned {
+  kPipelined = 1u << 0,  // pieces are forwarded as they arrive
+  kRooted = 1u << 1,     // uses CollParams::root
+  kInSwitch = 1u << 2,   // reduces or multicasts in NVLS switches
+  kLevels = 1u << 3,     // two levels (domains) that CollParams::slices pipelines
 };
 
+// An algorithm's schedule generator: its schedule for p on ranks numbered domain-major in
+// domains of `domain_size` ranks (0: one domain; see make_schedule).
+using ScheduleFn = std::function<Schedule(const CollParams& p, int domain_size)>;
+// Its alpha-beta time for n >= 2 ranks (see alpha_beta_time_s, which checks the arguments
+// and answers n = 1 itself).
+using AlphaBetaFn = std::function<double(int n, double bytes, double alpha_s,
+                                         double beta_s_per_byte, int domain_size)>;
+// Its parameter check: throws InternalError when p or domain_size is out of range for it.
+using CheckFn = std::function<void(const CollParams& p, int domain_size)>;
+
+// One (collective, algorithm) of the registry.
 struct AlgoInfo {
-  Collective collective;
-  Algorithm algorithm;
-  const char* collective_name;  // nccl-tests name: "all_reduce", "reduce_scatter",
-                                // "all_gather", "broadcast", "reduce", "alltoall", "sendrecv"
-  const char* name;             // "ring", "tree", "halving_doubling", "direct", "pairwise"
-  bool pipelined;               // pieces are forwarded as they arrive (see above)
-  bool rooted;                  // uses CollParams::root
-  const char* cost;             // alpha_beta_time_s's formula as text, for logs and docs
+  Collective collective = Collective::kAllReduce;
+  const char* collective_name = "";  // nccl-tests name, set from `collective` by
+                                     // algo_entry and AlgorithmRegistry::add: "all_reduce",
+                                     // "reduce_scatter", "all_gather", "broadcast",
+                                     // "reduce", "alltoall", "sendrecv"
+  const char* name = "";             // "ring", "tree", "halving_doubling", "direct", ...
+  bool pipelined = false;            // pieces are forwarded as they arrive (see above)
+  bool rooted = false;               // uses CollParams::root
+  bool in_switch = false;            // reduces or multicasts in NVLS switches (nvls,
+                                     // hierarchical_nvls): uses_nvls_switches
+  bool levels = false;               // CollParams::slices > 1 pipelines its levels
+                                     // (hierarchical, hierarchical_nvls): has_levels
+  const char* cost = "";             // alpha_beta_time_s's formula as text, for logs and docs
+  ScheduleFn schedule;
+  AlphaBetaFn alpha_beta;
+  CheckFn check;
 };
 
-// Every (collective, algorithm) make_schedule accepts, grouped by collective in the order
-// of the Collective enum; within a collective the first entry is the default.
-const std::vector<AlgoInfo>& algorithm_table();
+// An entry from its traits (AlgoTrait flags or-ed together, 0 for none).
+AlgoInfo algo_entry(Collective collective, const char* name, unsigned traits, const char* cost,
+                    ScheduleFn schedule, AlphaBetaFn alpha_beta, CheckFn check);
+
+// The table: a list, so that references to entries stay valid while others are added or
+// removed.
+using AlgorithmTable = std::list<AlgoInfo>;
+
+// Every (collective, algorithm) make_schedule accepts. The built-in families register in
+// algorithms/registry.cpp, one line per family (its file in algorithms/); not synchronized:
+// add and remove before or between runs, not during one.
+class AlgorithmRegistry {
+ public:
+  // Adds `entry` after every entry of its collective (and of the collectives before it in
+  // Collective order): the table stays grouped by collective, and registration order is
+  // table order within one. Fills in collective_name. Throws InternalError if the name is
+  // empty or already registered for the collective, or a function or the cost is missing.
+  const AlgoInfo& add(const AlgoInfo& entry);
+  // Removes the entry (e.g. a test's own algorithm); throws InternalError if there is none.
+  void remove(const std::string& collective, const std::string& algorithm);
+  const AlgorithmTable& entries() const { return entries_; }
+
+ private:
+  AlgorithmTable entries_;
+};
+
+// The registry every function below reads, holding the built-in algorithms.
+AlgorithmRegistry& algorithm_registry();
+
+// Every registered (collective, algorithm), grouped by collective in the order of the
+// Collective enum; within a collective the first entry is the default.
+const AlgorithmTable& algorithm_table();
 
 // The entry for (collective, algorithm) names; throws InternalError listing the known
 // names if there is none.
@@ -329,6 +367,22 @@ const AlgoInfo& algo_info(const std::string& collective, const std::string& algo
 // Algorithm names of `collective` in table order; throws InternalError (listing the known
 // collectives) for an unknown collective.
 std::vector<std::string> algorithms_for(const std::string& collective);
+
+// The names of algorithms_for(collective) that have neither levels nor in-switch ops, in
+// table order: what runs on any fabric without knowing its domains or switches (all_reduce:
+// ring, tree, halving_doubling, direct, the training workloads' choices). Throws as
+// algorithms_for.
+std::vector<std::string> flat_algorithms_for(const std::string& collective);
+
+// True if (collective, algorithm) has levels that CollParams::slices > 1 pipelines
+// (all_reduce hierarchical, hierarchical_nvls); false for every other entry and for names
+// that are not registered (e.g. "auto").
+bool has_levels(const std::string& collective, const std::string& algorithm);
+
+// True for the algorithms that reduce or multicast in NVLS switches (an entry of that name
+// has in_switch: nvls, hierarchical_nvls): they need NVLS switches, and `auto` considers
+// them only where the config checks of naming them pass (SystemSpec::auto_in_switch).
+bool uses_nvls_switches(const std::string& algorithm);
 
 // Schedule::count for `ranks` and per-rank data size `count` (the table at the top).
 uint64_t buffer_elems(Collective c, int ranks, uint64_t count);
@@ -368,8 +422,10 @@ double busbw_factor(const AlgoInfo& a, int n);
 //   alltoall pairwise            (n-1) alpha + (n-1)/n S beta
 //   alltoall direct              alpha + (n-1)/n S beta
 //   sendrecv direct              alpha + S beta
-// Every formula gives 0 for n = 1 (no communication). Throws InternalError for n < 1 or
-// negative bytes, alpha or beta.
+// Every formula gives 0 for n = 1 (no communication). The formula is the entry's
+// alpha_beta function (its text: AlgoInfo::cost). Throws InternalError for n < 1 or
+// negative bytes, alpha or beta, and (hierarchical, hierarchical_nvls) for a domain_size
+// that does not divide n.
 double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
                          double beta_s_per_byte, int domain_size = 0);
 
@@ -378,7 +434,8 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
 // chunk_bytes). `domain_size` (ranks per node of a two-level system, 0 = one node) is read
 // by all_reduce hierarchical (its domains) and all_reduce ring (for 0 < domain_size <
 // ranks it runs on rail_ring_orders, so that its rings cross nodes only between equal
-// local indices, i.e. on one rail). Throws InternalError for unknown names or
+// local indices, i.e. on one rail). Runs the entry's check, requires slices == 1 unless the
+// algorithm has levels, then its generator. Throws InternalError for unknown names or
 // out-of-range parameters.
 Schedule make_schedule(const std::string& collective, const std::string& algorithm,
                        const CollParams& p, int domain_size = 0);

@@ -1,0 +1,142 @@
+// All-to-all and send/recv family (algorithms.h): alltoall pairwise (lockstep by pieces)
+// and direct (every block in flight at once), and sendrecv direct.
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+#include "models/collectives/algorithms/common.h"
+
+namespace fabricsim::coll {
+
+using namespace detail;
+
+namespace {
+
+constexpr const char* kPairwise = "alltoall_pairwise";
+constexpr const char* kAllToAllDirect = "alltoall_direct";
+constexpr const char* kSendRecv = "sendrecv";
+
+// All-to-all messages (shared by pairwise and direct): at step s = 1..n-1 rank r sends
+// input block r+s to rank r+s and receives into slot r-s from rank r-s.
+Schedule alltoall(const char* who, const char* name, const CollParams& p, bool lockstep) {
+  const uint64_t chunk = check_params(who, p, false);
+  const int n = p.ranks;
+  const uint64_t slot = ceil_div(p.count, static_cast<uint64_t>(n));
+  Schedule sched = empty_schedule(name, n, buffer_elems(Collective::kAllToAll, n, p.count));
+  if (n == 1) return sched;
+  const auto in = block_major(p.count, n, p.channels);  // in[j][c]: input block j, channel c
+  const Tags tags(who, p.channels, static_cast<uint64_t>(n), chunk, in[0][0].count);
+  const std::size_t nch = static_cast<std::size_t>(p.channels);
+  for (int r = 0; r < n; ++r) {
+    RankBuilder rb(who, ops_of(sched, r));
+    // Output slot of a block from rank `src`: block r's channel parts, moved to the slot.
+    auto out_part = [&](int src, std::size_t c) {
+      Range part = in[static_cast<std::size_t>(r)][c];
+      part.offset +=
+          p.count + static_cast<uint64_t>(src) * slot - in[static_cast<std::size_t>(r)][0].offset;
+      return part;
+    };
+    // Lockstep state: op indices of the latest earlier step's send / recv pieces per channel.
+    std::vector<std::vector<uint32_t>> last_send(nch), last_recv(nch);
+    auto send_step = [&](int s) {
+      const int dst = (r + s) % n;
+      for (std::size_t c = 0; c < nch; ++c) {
+        const Range blk = in[static_cast<std::size_t>(dst)][c];
+        std::vector<uint32_t> sent;
+        for (uint64_t j = 0; j < num_pieces(blk, chunk); ++j) {
+          std::vector<uint32_t> extra;
+          if (lockstep) {
+            if (!last_send[c].empty())
+              extra.push_back(last_send[c][std::min<std::size_t>(j, last_send[c].size() - 1)]);
+            if (!last_recv[c].empty())
+              extra.push_back(last_recv[c][std::min<std::size_t>(j, last_recv[c].size() - 1)]);
+          }
+          sent.push_back(rb.send(dst, tags(static_cast<int>(c), static_cast<uint64_t>(s), j),
+                                 piece_of(blk, j, chunk), extra));
+        }
+        if (!sent.empty()) last_send[c] = std::move(sent);
+      }
+    };
+    auto recv_step = [&](int s) {
+      const int src = mod_n(r - s, n);
+      for (std::size_t c = 0; c < nch; ++c) {
+        const Range part = out_part(src, c);
+        std::vector<uint32_t> got;
+        for (uint64_t j = 0; j < num_pieces(part, chunk); ++j)
+          got.push_back(rb.recv(src, tags(static_cast<int>(c), static_cast<uint64_t>(s), j),
+                                piece_of(part, j, chunk), RecvMode::kCopy));
+        if (!got.empty()) last_recv[c] = std::move(got);
+      }
+    };
+    if (lockstep) {
+      for (int s = 1; s < n; ++s) {
+        send_step(s);
+        recv_step(s);
+      }
+    } else {
+      for (int s = 1; s < n; ++s) send_step(s);
+      for (int s = 1; s < n; ++s) recv_step(s);
+    }
+  }
+  return sched;
+}
+
+double pairwise_cost(int n, double S, double al, double be, int) {
+  return (n - 1.0) * al + spread(n) * S * be;
+}
+double alltoall_direct_cost(int n, double S, double al, double be, int) {
+  return al + spread(n) * S * be;
+}
+double sendrecv_cost(int, double S, double al, double be, int) { return al + S * be; }
+
+}  // namespace
+
+Schedule alltoall_pairwise(const CollParams& p) {
+  return alltoall(kPairwise, "pairwise", p, true);
+}
+
+Schedule alltoall_direct(const CollParams& p) {
+  return alltoall(kAllToAllDirect, "direct", p, false);
+}
+
+Schedule sendrecv(const CollParams& p) {
+  const char* who = kSendRecv;
+  const uint64_t chunk = check_params(who, p, false);
+  const int n = p.ranks;
+  Schedule sched = empty_schedule("direct", n, buffer_elems(Collective::kSendRecv, n, p.count));
+  if (n == 1) return sched;
+  const std::vector<Range> ch = split_range(Range{0, p.count}, p.channels);
+  const Tags tags(who, p.channels, 1, chunk, ch[0].count);
+  const uint64_t max_pieces = num_pieces(ch[0], chunk);
+  for (int r = 0; r < n; ++r) {
+    RankBuilder rb(who, ops_of(sched, r));
+    for (uint64_t j = 0; j < max_pieces; ++j)
+      for (std::size_t c = 0; c < ch.size(); ++c)
+        if (j < num_pieces(ch[c], chunk))
+          rb.send((r + 1) % n, tags(static_cast<int>(c), 0, j), piece_of(ch[c], j, chunk));
+    for (uint64_t j = 0; j < max_pieces; ++j)
+      for (std::size_t c = 0; c < ch.size(); ++c)
+        if (j < num_pieces(ch[c], chunk)) {
+          Range out = piece_of(ch[c], j, chunk);
+          out.offset += p.count;
+          rb.recv((r + n - 1) % n, tags(static_cast<int>(c), 0, j), out, RecvMode::kCopy);
+        }
+  }
+  return sched;
+}
+
+namespace detail {
+
+void register_alltoall(AlgorithmRegistry& r) {
+  r.add(algo_entry(Collective::kAllToAll, "pairwise", 0, "(n-1) alpha + (n-1)/n S beta",
+                   one_level(alltoall_pairwise), pairwise_cost, checks_params(kPairwise)));
+  r.add(algo_entry(Collective::kAllToAll, "direct", 0, "alpha + (n-1)/n S beta",
+                   one_level(alltoall_direct), alltoall_direct_cost,
+                   checks_params(kAllToAllDirect)));
+  r.add(algo_entry(Collective::kSendRecv, "direct", 0, "alpha + S beta", one_level(sendrecv),
+                   sendrecv_cost, checks_params(kSendRecv)));
+}
+
+}  // namespace detail
+
+}  // namespace fabricsim::coll
