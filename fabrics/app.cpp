@@ -201,14 +201,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
     sent += e->bytes_sent();
     received += e->bytes_received();
   }
-  // NVLS switches absorb the data they reduce or replicate and send results and replicas.
-  uint64_t nvls_consumed = 0, nvls_emitted = 0;
+  // Switch features absorb data (NVLS: what it reduces or replicates) and send their own
+  // (results, replicas).
   for (const auto& s : sys.switches()) {
-    nvls_consumed += s->nvls_bytes_consumed();
-    nvls_emitted += s->nvls_bytes_emitted();
+    sent += s->payload_emitted();
+    received += s->payload_absorbed();
   }
-  sent += nvls_emitted;
-  received += nvls_consumed;
   const uint64_t outstanding = PacketPool::global().outstanding();
   if (outstanding != 0 || sent != received)
     throw InternalError("packet accounting: " + std::to_string(outstanding) +

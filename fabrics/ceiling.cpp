@@ -93,7 +93,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       from(dst);
       for (size_t d = 0; d < nd; ++d) {
         const DeviceType& dt = spec.device_types.at(g.devices[d].type);
-        if (!dt.is_switch || !dt.sw.host.enabled) continue;
+        if (!dt.is_switch || !dt.host.enabled) continue;
         // On every shortest path: on one, and all of them pass through it.
         if (dist[src][d] >= 0 && dist[dst][d] >= 0 &&
             dist[src][d] + dist[dst][d] == dist[src][dst] &&
@@ -166,8 +166,8 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   }
   for (size_t d = 0; d < nd; ++d) {
     const DeviceType& dt = spec.device_types.at(g.devices[d].type);
-    if (!dt.is_switch || !dt.sw.host.enabled) continue;
-    const HostPathParams& h = dt.sw.host;
+    if (!dt.is_switch || !dt.host.enabled) continue;
+    const HostPathParams& h = dt.host;
     const std::string& name = g.devices[d].name;
     // Up and down carry the same bytes: one bound for the data path.
     add(name + " data path", name + " root complex data path", host_load[d],

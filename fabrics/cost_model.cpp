@@ -83,14 +83,14 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     for (int port = 0; port < g.devices[sdev].ports; ++port) {
       const topo::LinkEnd e = g.peer(sdev, port);
       if (e.device < 0 || !g.devices[e.device].is_switch) continue;
-      const SwitchParams& sp = spec.device_types.at(g.devices[e.device].type).sw;
-      if (!sp.nvls) continue;
+      const NvlsParams& nv = spec.device_types.at(g.devices[e.device].type).nvls;
+      if (!nv.enabled) continue;
       ports.push_back(port);
       const double r = double(link_of.at({sdev, port})->rate_bps) / 8.0;
       sw_Bps[e.device] += r;
       wire_Bps += r;
       if (engine_of.try_emplace(e.device, int(engines.size())).second)
-        engines.push_back({double(sp.nvls_reduce_Bps), double(sp.nvls_multicast_Bps)});
+        engines.push_back({double(nv.reduce_Bps), double(nv.multicast_Bps)});
     }
     if (ports.empty()) continue;
     coll::NvlsPath& np = nvls[s];
@@ -118,8 +118,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     // shipped system): one small packet's serialisation, the link latency and the
     // switch's pipeline per hop; the engines pass one small packet.
     const LinkParams& lp = *link_of.at({sdev, ports.front()});
-    const SwitchParams& sp =
-        spec.device_types.at(g.devices[g.peer(sdev, ports.front()).device].type).sw;
+    const DeviceType& sdt =
+        spec.device_types.at(g.devices[g.peer(sdev, ports.front()).device].type);
+    const SwitchParams& sp = sdt.sw;
     const double full = double(lp.framing.packet_wire_bytes(lp.packet_payload));
     np.req_bytes = double(lp.framing.packet_wire_bytes(0, PacketKind::kNvlsReq)) / full;
     np.read_bytes = double(lp.framing.packet_wire_bytes(0, PacketKind::kNvlsRead)) / full;
@@ -132,10 +133,10 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     np.reduce_alpha_s = ser(PacketKind::kNvlsReq, 0) + lat + pipe +         // request up
                         ser(PacketKind::kNvlsRead, 0) + lat +               // read down
                         ser(PacketKind::kNvlsResp, one) + lat + pipe +      // answer up
-                        engine(sp.nvls_reduce_Bps) +                        // reduction
+                        engine(sdt.nvls.reduce_Bps) +                       // reduction
                         ser(PacketKind::kNvlsResult, one) + lat;            // result down
     np.store_alpha_s = ser(PacketKind::kNvlsMcast, one) + lat + pipe +      // store up
-                       engine(sp.nvls_multicast_Bps) +                      // multicast
+                       engine(sdt.nvls.multicast_Bps) +                     // multicast
                        ser(PacketKind::kNvlsData, one) + lat;               // replica down
   }
   coll::FabricCosts f;

@@ -1,10 +1,11 @@
 #include "fabrics/elaborate.h"
 
 #include <algorithm>
-#include <map>
 
 #include "models/core/errors.h"
 #include "models/core/scheduler.h"
+#include "models/nvlink/nvls_unit.h"
+#include "models/pcie/root_complex.h"
 
 namespace fabricsim {
 
@@ -23,7 +24,11 @@ System::System(const SystemSpec& spec) : spec_(spec) {
     const topo::Device& d = g.devices[i];
     const DeviceType& dt = spec.device_types.at(d.type);
     if (d.is_switch) {
-      switches_.push_back(std::make_unique<Switch>(d.name.c_str(), d.name, dt.sw, used[i]));
+      Switch::Features features;
+      if (dt.host.enabled) features.push_back(std::make_unique<RootComplex>(dt.host));
+      if (dt.nvls.enabled) features.push_back(std::make_unique<NvlsUnit>(dt.nvls));
+      switches_.push_back(
+          std::make_unique<Switch>(d.name.c_str(), d.name, dt.sw, used[i], std::move(features)));
       sw_of_device[i] = switches_.back().get();
     } else {
       endpoints_.push_back(
@@ -56,31 +61,33 @@ System::System(const SystemSpec& spec) : spec_(spec) {
     if (ep_of_device[i]) ep_of_device[i]->set_routes(routes[i]);
     if (sw_of_device[i]) sw_of_device[i]->set_routes(routes[i]);
   }
-  // NVLS groups: every endpoint linked to an NVLS switch is a member, its links paired in
-  // the order of the endpoint's port numbers; the endpoint stripes group traffic over
-  // its links into NVLS switches.
-  std::map<std::pair<int, int>, std::vector<std::pair<int, int>>> nvls_links;  // (sw, ep) -> (ep port, sw port)
-  std::vector<std::vector<int>> nvls_ports(g.devices.size());
+  // Every switch's features learn the far end of each of its ports.
+  for (size_t i = 0; i < g.devices.size(); ++i) {
+    if (!sw_of_device[i]) continue;
+    std::vector<SwitchPeer> peers(size_t(g.devices[i].ports));
+    for (int port = 0; port < g.devices[i].ports; ++port) {
+      const topo::LinkEnd e = g.peer(int(i), port);
+      if (e.device >= 0)
+        peers[size_t(port)] = SwitchPeer{e.device, g.devices[e.device].endpoint_id, e.port};
+    }
+    sw_of_device[i]->set_peers(peers);
+  }
+  // An endpoint stripes group traffic over its links into switch ports that offer
+  // in-network collectives, in the order of its port numbers.
+  std::vector<std::vector<int>> group_ports(g.devices.size());
   for (const topo::Link& l : g.links) {
     for (int side = 0; side < 2; ++side) {
       const topo::LinkEnd& s = side ? l.b : l.a;
       const topo::LinkEnd& e = side ? l.a : l.b;
       if (!sw_of_device[s.device] || !ep_of_device[e.device]) continue;
-      if (!spec.device_types.at(g.devices[s.device].type).sw.nvls) continue;
-      nvls_links[{s.device, e.device}].push_back({e.port, s.port});
-      nvls_ports[e.device].push_back(e.port);
+      if (sw_of_device[s.device]->offers_collectives(s.port))
+        group_ports[e.device].push_back(e.port);
     }
   }
-  for (auto& [key, v] : nvls_links) {
-    std::sort(v.begin(), v.end());
-    std::vector<int> ports;
-    for (const auto& pr : v) ports.push_back(pr.second);
-    sw_of_device[key.first]->add_nvls_member(ep_of_device[key.second]->id(), ports);
-  }
   for (size_t i = 0; i < g.devices.size(); ++i)
-    if (ep_of_device[i] && !nvls_ports[i].empty()) {
-      std::sort(nvls_ports[i].begin(), nvls_ports[i].end());
-      ep_of_device[i]->set_nvls_ports(nvls_ports[i]);
+    if (ep_of_device[i] && !group_ports[i].empty()) {
+      std::sort(group_ports[i].begin(), group_ports[i].end());
+      ep_of_device[i]->set_group_ports(group_ports[i]);
     }
   const std::vector<Endpoint*> rk = ranks();
   engine_ = std::make_unique<CollectiveEngine>("collectives", rk, spec.workload.elem_bytes);

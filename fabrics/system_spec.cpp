@@ -288,11 +288,11 @@ class Loader {
       if (d.is_switch) {
         d.sw.ports = d.ports;
         if (e.spec.type == "root_complex") {
-          d.sw.host.enabled = true;
-          d.sw.host.p2p = p.boolean("p2p");
-          d.sw.host.rc_bps = p.bandwidth_bps("root_complex_bandwidth");
-          d.sw.host.memory_bps = p.bandwidth_bps("host_memory_bandwidth");
-          d.sw.host.memory_latency_ps = p.time_ps("memory_latency");
+          d.host.enabled = true;
+          d.host.p2p = p.boolean("p2p");
+          d.host.rc_bps = p.bandwidth_bps("root_complex_bandwidth");
+          d.host.memory_bps = p.bandwidth_bps("host_memory_bandwidth");
+          d.host.memory_latency_ps = p.time_ps("memory_latency");
         }
         d.sw.pipeline_latency_ps = p.time_ps("pipeline_latency");
         d.sw.input_queues = p.str("input_queues");
@@ -302,7 +302,7 @@ class Loader {
         d.sw.egress_buffer_bytes = p.bytes("egress_buffer");
         d.sw.route_select = p.str("route_select");
         d.ualink_class = p.str("ualink_class");
-        d.sw.nvls = p.boolean("nvls");
+        d.nvls.enabled = p.boolean("nvls");
         // "none" or a bandwidth (the units parser rejects zero bandwidths).
         auto optional_Bps = [&](const std::string& key) -> uint64_t {
           const std::string v = p.str(key);
@@ -314,9 +314,9 @@ class Loader {
           }
           return 0;
         };
-        d.sw.nvls_reduce_Bps = optional_Bps("nvls_reduce_bandwidth");
-        d.sw.nvls_multicast_Bps = optional_Bps("nvls_multicast_bandwidth");
-        if (d.sw.nvls && d.sw.nvls_reduce_Bps == 0)
+        d.nvls.reduce_Bps = optional_Bps("nvls_reduce_bandwidth");
+        d.nvls.multicast_Bps = optional_Bps("nvls_multicast_bandwidth");
+        if (d.nvls.enabled && d.nvls.reduce_Bps == 0)
           p.fail("nvls", "nvls is true but nvls_reduce_bandwidth is not set",
                  "set the reduction engine's throughput, e.g. nvls_reduce_bandwidth: 2000GB/s");
         std::string list = p.str("nvls_datatypes");
@@ -331,7 +331,7 @@ class Loader {
           if (std::find(known.begin(), known.end(), t) == known.end())
             p.fail("nvls_datatypes", "'" + t + "' is not a datatype",
                    "a comma-separated list; " + did_you_mean(t, known));
-          d.nvls_datatypes.push_back(t);
+          d.nvls.datatypes.push_back(t);
           pos = comma + 1;
         }
       } else {
@@ -1143,7 +1143,7 @@ class Loader {
         const topo::Device& db = s_.graph.devices[b];
         if (!da.is_switch) continue;
         const DeviceType& t = s_.device_types.at(da.type);
-        if (!t.sw.nvls) {
+        if (!t.nvls.enabled) {
           if (rank_devices.count(b) && !per_node)
             fail(file_, algorithm_node_, "workload.algorithm",
                  db.name + " (a rank) is linked to " + da.name + ", whose type '" + da.type +
@@ -1163,7 +1163,7 @@ class Loader {
                    ", which is not a rank: its multicast group must be exactly the ranks",
                "list it in topology.ranks, or unlink it");
         members[a].insert(b);
-        const auto& dts = t.nvls_datatypes;
+        const auto& dts = t.nvls.datatypes;
         if (std::find(dts.begin(), dts.end(), s_.workload.datatype) == dts.end())
           fail(file_, datatype_node_, "workload.datatype",
                "the reduction engine of '" + da.type + "' (" + da.name + ") does not reduce " +

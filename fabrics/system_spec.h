@@ -14,6 +14,8 @@
 #include "models/collectives/engine.h"
 #include "models/core/port.h"
 #include "models/endpoint/endpoint.h"
+#include "models/nvlink/nvls_unit.h"
+#include "models/pcie/host_path.h"
 #include "models/switch/switch.h"
 
 namespace fabricsim {
@@ -30,9 +32,10 @@ struct DeviceType {
     return port >= ports - nic_ports ? nic_protocol : protocol;
   }
   EndpointParams endpoint;
-  SwitchParams sw;
+  SwitchParams sw;               // switches: the frame
+  NvlsParams nvls;               // switches: in-switch reduction and multicast
+  HostPathParams host;           // root complexes: the host path
   std::string ualink_class = "none";  // switches: "none", "25.6T", "51.2T", "102.4T"
-  std::vector<std::string> nvls_datatypes;  // switches with nvls: element types reduced
 };
 
 // Unloaded port-to-port latency of a switch on a stream-framed (UALink) link, from the

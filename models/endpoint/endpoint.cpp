@@ -26,7 +26,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   nvls_reach_ = PortSet(p.ports);
 }
 
-void Endpoint::set_nvls_ports(const std::vector<int>& ports) {
+void Endpoint::set_group_ports(const std::vector<int>& ports) {
   nvls_reach_ = PortSet(int(ports_.size()));
   for (int port : ports) nvls_reach_.set(port);
   nvls_count_ = uint32_t(ports.size());
