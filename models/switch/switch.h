@@ -65,7 +65,6 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable {
   // == endpoints' received + absorbed.
   uint64_t payload_absorbed() const;
   uint64_t payload_emitted() const;
-  const Features& features() const { return features_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
   Packet* tx_peek(int port) override;
