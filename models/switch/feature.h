@@ -107,8 +107,8 @@ class SwitchFeature : public Wakeable {
   // crossbar, its ingress credits already on their way back; or from a feature's emit).
   // frame().egress_bytes(out) is the queue before it. The feature may rewrite `p`'s
   // header fields or shrink its payload (trimming; the frame accounts the bytes after
-  // the hook), or return kDrop: the frame releases `p` to the PacketPool, and the
-  // feature counts its payload in payload_absorbed(). Default: accept.
+  // the hook), or return kDrop: the frame releases `p` to the PacketPool. Payload it
+  // trims or drops counts in its payload_absorbed(). Default: accept.
   virtual Admission admit(int out, Packet& p) {
     (void)out, (void)p;
     return Admission::kAccept;
