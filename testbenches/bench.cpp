@@ -31,18 +31,21 @@ LinkParams ualink_x4(uint64_t latency_ps, uint64_t rx_buffer_bytes) {
 }
 
 StarBench::StarBench(int n, const SwitchParams& sp, const EndpointParams& ep,
-                     const LinkParams& link) {
+                     const LinkParams& link, Switch::Features features) {
   std::vector<int> used;
   for (int i = 0; i < n; ++i) used.push_back(i);
-  sw = std::make_unique<Switch>("sw", "sw", sp, used);
+  sw = std::make_unique<Switch>("sw", "sw", sp, used, std::move(features));
   std::vector<std::vector<int>> sw_routes(n);
+  std::vector<SwitchPeer> peers(size_t(sp.ports));
   for (int i = 0; i < n; ++i) {
     eps.push_back(std::make_unique<Endpoint>(("ep" + std::to_string(i)).c_str(),
                                              "ep" + std::to_string(i), uint32_t(i), ep));
     bind_link(eps[i]->port(0), sw->port(i), link);
     sw_routes[i] = {i};
+    peers[size_t(i)] = SwitchPeer{i, i, 0};
   }
   sw->set_routes(sw_routes);
+  sw->set_peers(peers);
   for (int i = 0; i < n; ++i) {
     std::vector<std::vector<int>> r(n);
     for (int d = 0; d < n; ++d)

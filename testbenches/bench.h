@@ -22,11 +22,13 @@ LinkParams nvlink_like(uint64_t latency_ps, uint64_t rx_buffer_bytes);
 // codeword per 640 B DL flit, so 4 x 200 Gb/s of DL flits), 256 B requests.
 LinkParams ualink_x4(uint64_t latency_ps, uint64_t rx_buffer_bytes);
 
-// N endpoints, each with one port into port i of one switch.
+// N endpoints, each with one port into port i of one switch (built with `features`;
+// peer of port i: device i, endpoint i, port 0).
 struct StarBench {
   std::vector<std::unique_ptr<Endpoint>> eps;
   std::unique_ptr<Switch> sw;
-  StarBench(int n, const SwitchParams& sp, const EndpointParams& ep, const LinkParams& link);
+  StarBench(int n, const SwitchParams& sp, const EndpointParams& ep, const LinkParams& link,
+            Switch::Features features = {});
 };
 
 // N endpoints in a unidirectional-use ring of direct links: endpoint r's port 0 is

@@ -47,7 +47,8 @@ System::System(const SystemSpec& spec) : spec_(spec) {
     for (int p = 0; p < g.devices[i].ports; ++p) {
       const topo::LinkEnd e = g.peer(int(i), p);
       if (e.device < 0) continue;
-      peers.push_back({p, devices_[e.device].get(), e.port, g.devices[e.device].endpoint_id});
+      peers.push_back(
+          {p, devices_[e.device].get(), e.device, e.port, g.devices[e.device].endpoint_id});
     }
     devices_[i]->connected(peers);
   }

@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "models/collectives/algorithms.h"
-#include "models/switch/host_path.h"
+#include "models/pcie/host_path.h"
 
 namespace fabricsim {
 

@@ -25,16 +25,20 @@ class DeviceModel {
 
   // The device at the other end of one of its ports, once every link is bound.
   struct Peer {
-    int port = -1;                      // this device's port
-    DeviceModel* model = nullptr;       // the peer
-    int peer_port = -1;                 // the peer's port
-    int endpoint_id = -1;               // the peer's endpoint id, -1 if not terminal
+    int port = -1;                 // this device's port
+    DeviceModel* model = nullptr;  // the peer
+    int device = -1;               // the peer's index in the system graph
+    int peer_port = -1;            // the peer's port
+    int endpoint_id = -1;          // the peer's endpoint id, -1 if not terminal
   };
   // Elaboration hook, called once per device after every link is bound and every route is
   // set, with its peers in port order (e.g. in-switch collectives find their members).
+  // Devices learn here; a question to a peer about what it learned belongs in
+  // end_of_elaboration, when every device has been connected.
   virtual void connected(const std::vector<Peer>& peers) { (void)peers; }
   // True if traffic entering this device on `port` can use in-network collectives (an
   // NVLS switch: reduction and multicast); an endpoint sends its group operations there.
+  // Valid once this device has been connected.
   virtual bool in_network_collectives(int port) const {
     (void)port;
     return false;

@@ -4,6 +4,7 @@
 // one message, whose wire time, credits and statistics are still computed packet by
 // packet (see docs/architecture.md, "Aggregation").
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -14,7 +15,7 @@ namespace fabricsim {
 // kData: payload; kAck/kNack: delivery responses; kFlag: a small completion flag a
 // collective protocol writes after a fence; kReadReq: a read request (no payload; asks for `read_bytes`); kReadResp: the data a
 // read returns (Endpoint::read).
-// In-switch reduction and multicast (NVLS, see models/switch/switch.h):
+// In-switch reduction and multicast (NVLS, see models/nvlink/nvls_unit.h):
 //   kNvlsReq    endpoint -> switch: "reduce req_bytes at (msg_id, offset) over the group"
 //               (header only: no payload on the wire)
 //   kNvlsRead   switch -> every member: read req_bytes of your copy (header only)
@@ -36,6 +37,7 @@ enum class PacketKind : uint8_t {
   kNvlsMcast,
   kNvlsData
 };
+constexpr size_t kPacketKinds = size_t(PacketKind::kNvlsData) + 1;  // kNvlsData is the last
 
 inline bool is_nvls_switch_bound(PacketKind k) {
   return k == PacketKind::kNvlsReq || k == PacketKind::kNvlsResp || k == PacketKind::kNvlsMcast;

@@ -27,14 +27,9 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   nvls_reach_ = PortSet(nports);
 }
 
-void Endpoint::connected(const std::vector<Peer>& peers) {
-  std::vector<int> group;
-  for (const Peer& p : peers)
-    if (p.model && p.model->in_network_collectives(p.peer_port)) group.push_back(p.port);
-  if (!group.empty()) set_nvls_ports(group);
-}
+void Endpoint::connected(const std::vector<Peer>& peers) { peers_ = peers; }
 
-void Endpoint::set_nvls_ports(const std::vector<int>& ports) {
+void Endpoint::set_group_ports(const std::vector<int>& ports) {
   nvls_reach_ = PortSet(int(ports_.size()));
   for (int port : ports) nvls_reach_.set(port);
   nvls_count_ = uint32_t(ports.size());
@@ -80,6 +75,12 @@ void Endpoint::end_of_elaboration() {
     packet_payload_.push_back(pp);
     txn_payload_.push_back(uint32_t(std::max<uint64_t>(1, whole) * pp));
   }
+  // Every peer has learned its own peers by now: ask which ports lead into in-network
+  // collectives.
+  std::vector<int> group;
+  for (const Peer& p : peers_)
+    if (p.model && p.model->in_network_collectives(p.peer_port)) group.push_back(p.port);
+  if (!group.empty()) set_group_ports(group);
 }
 
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,

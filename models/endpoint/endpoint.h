@@ -64,7 +64,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   Port& port(int i) override { return *ports_.at(i); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
   void set_routes(const std::vector<std::vector<int>>& routes) override;
-  // Its ports whose peer offers in-network collectives become its NVLS ports.
+  // Keeps its peers; at the end of elaboration its ports whose peer offers in-network
+  // collectives become its group ports (set_group_ports).
   void connected(const std::vector<Peer>& peers) override;
   Endpoint* rank_interface() override { return this; }
   uint64_t payload_sourced() const override { return bytes_sent_; }
@@ -78,14 +79,15 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
                 uint8_t vc = 0);
   // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
-  // run the NVLS engine; group messages are striped over them. send_group(kNvlsReq, B)
+  // offer in-network collectives (Switch::offers_collectives: the NVLS engine); group
+  // messages are striped over them. send_group(kNvlsReq, B)
   // asks the switches to reduce B bytes over the group (header-only requests; the
   // reduced data arrives as kNvlsResult deliveries from this endpoint itself);
   // send_group(kNvlsMcast, B) writes B bytes that the switches replicate to every member
   // (arriving as kNvlsData deliveries from this endpoint). Reads from a switch
   // (kNvlsRead) are answered on the port they came in on, by the memory system rather
   // than the DMA queues; the port takes responses and DMA transactions in turn.
-  void set_nvls_ports(const std::vector<int>& ports);
+  void set_group_ports(const std::vector<int>& ports);
   uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag);
   void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
@@ -128,6 +130,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
 
   std::string display_name_;
   uint32_t id_;
+  std::vector<Peer> peers_;
   EndpointParams params_;
   std::vector<std::unique_ptr<Port>> ports_;
   static constexpr uint32_t kGroupDst = 0xFFFFFFFFu;  // Msg::dst of NVLS group messages

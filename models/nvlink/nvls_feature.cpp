@@ -1,11 +1,11 @@
 // NVLS as a switch feature: its parameters and checks (the reduction engine's throughput,
-// the datatypes it reduces), and its part of a switch's model.
+// the datatypes it reduces), and its part of a switch's model (models/nvlink/nvls_unit.h).
 #include <algorithm>
 
 #include "models/core/datatype.h"
 #include "models/core/text.h"
 #include "models/core/units.h"
-#include "models/nvlink/nvls_params.h"
+#include "models/nvlink/nvls_unit.h"
 #include "models/switch/switch_kind.h"
 
 namespace fabricsim {
@@ -57,7 +57,7 @@ SwitchFeatureKind nvls_feature() {
       {bind(param("nvls", K::kBool, "false", "",
                   "In-switch reduction and multicast (NVLink SHARP, NVSwitch3 and later): the "
                   "switch reads a range from every endpoint linked to it, reduces it and "
-                  "returns the sum, and replicates multicast stores (models/switch/switch.h). "
+                  "returns the sum, and replicates multicast stores (models/nvlink/nvls_unit.h). "
                   "Needed by the nvls algorithms."),
             &NvlsParams::enabled),
        param("nvls_reduce_bandwidth", K::kString, "none", "GB/s (input bytes, per chip)",
@@ -71,6 +71,11 @@ SwitchFeatureKind nvls_feature() {
              "Comma-separated element types the reduction engine supports; an nvls "
              "reduction of another type is a config error.")},
       resolve);
+  f.create = [](const std::any& p) -> std::unique_ptr<SwitchFeature> {
+    const NvlsParams& n = std::any_cast<const NvlsParams&>(p);
+    if (!n.enabled) return nullptr;
+    return std::make_unique<NvlsUnit>(n);
+  };
   return f;
 }
 

@@ -1,6 +1,6 @@
 // The PCIe root complex: the switch frame with the host path as a feature (every forwarded
 // transaction goes up to the host and, without peer-to-peer, through host memory).
-#include "models/switch/host_path.h"
+#include "models/pcie/root_complex.h"
 #include "models/switch/switch_kind.h"
 
 namespace fabricsim {
@@ -34,6 +34,9 @@ SwitchFeatureKind host_path_feature() {
                   0),
             &H::memory_latency_ps)},
       [](H& h, const ParamReader&) { h.enabled = true; });
+  f.create = [](const std::any& p) -> std::unique_ptr<SwitchFeature> {
+    return std::make_unique<RootComplex>(std::any_cast<const H&>(p));
+  };
   return f;
 }
 

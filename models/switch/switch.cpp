@@ -1,7 +1,6 @@
 #include "models/switch/switch.h"
 
 #include <algorithm>
-#include <map>
 
 #include "models/core/errors.h"
 
@@ -10,7 +9,7 @@ namespace fabricsim {
 using sc_core::sc_time;
 
 Switch::Switch(sc_core::sc_module_name n, std::string display_name, const SwitchParams& p,
-               const std::vector<int>& used_ports)
+               const std::vector<int>& used_ports, Features features)
     : sc_module(n),
       display_name_(std::move(display_name)),
       params_(p),
@@ -31,7 +30,8 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       egress_bytes_(p.ports, 0),
       out_load_(p.ports, 0),
       rr_(p.ports, 0),
-      rx_freed_(p.ports, 0) {
+      rx_freed_(p.ports, 0),
+      features_(std::move(features)) {
   FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo", "bad input_queues");
   for (int i : used_ports) {
     FABRICSIM_ASSERT(i >= 0 && i < n_ && !ports_[i], display_name_ + ": bad used port list");
@@ -40,54 +40,57 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
                                        i, /*rx_at_head=*/true, p.pipeline_latency_ps);
   }
   arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
-  if (p.host.enabled) host_ = std::make_unique<HostPath>(p.host);
   if (voq_mode_)
     voq_.resize(size_t(n_) * n_);
   else
     inq_.resize(n_);
   xbar_alarm_ = Alarm{this, kXbar};
-  member_of_port_.assign(n_, -1);
-  link_index_.assign(n_, -1);
-  reduce_.rate_Bps = p.nvls_reduce_Bps;
-  mcast_.rate_Bps = p.nvls_multicast_Bps;
-  reduce_.alarm = Alarm{this, kReduceEngine};
-  mcast_.alarm = Alarm{this, kMcastEngine};
+  for (const std::unique_ptr<SwitchFeature>& f : features_) {
+    f->attach(SwitchFrame(*this));
+    for (PacketKind k : f->claims()) {
+      SwitchFeature*& c = claim_[size_t(k)];
+      FABRICSIM_ASSERT(!c, display_name_ + ": " + c->name() + " and " + f->name() +
+                               " claim one packet kind");
+      c = f.get();
+    }
+    const unsigned h = f->hooks();
+    if (h & SwitchFeature::kAfterCrossbar) after_xbar_.push_back(f.get());
+    if (h & SwitchFeature::kEgressAdmission) admission_.push_back(f.get());
+  }
 }
 
 void Switch::wake(uint32_t what) {
-  switch (what) {
-    case kXbar: xbar_method(); break;
-    case kReduceEngine: engine_wake(reduce_, true); break;
-    case kMcastEngine: engine_wake(mcast_, false); break;
-    default: FABRICSIM_ASSERT(false, display_name_ + ": bad wake-up");
-  }
+  FABRICSIM_ASSERT(what == kXbar, display_name_ + ": bad wake-up");
+  xbar_method();
 }
 
-void Switch::add_nvls_member(uint32_t endpoint, std::vector<int> ports) {
-  FABRICSIM_ASSERT(params_.nvls, display_name_ + ": NVLS member on a switch without NVLS");
-  FABRICSIM_ASSERT(!ports.empty(), display_name_ + ": NVLS member without links");
-  const int m = int(members_.size());
-  for (size_t j = 0; j < ports.size(); ++j) {
-    const int port = ports[j];
-    FABRICSIM_ASSERT(port >= 0 && port < n_ && ports_[port] && member_of_port_[port] < 0,
-                     display_name_ + ": bad NVLS member port");
-    member_of_port_[port] = m;
-    link_index_[port] = int(j);
-  }
-  members_.push_back(Member{endpoint, std::move(ports)});
+void Switch::set_peers(const std::vector<SwitchPeer>& peers) {
+  FABRICSIM_ASSERT(int(peers.size()) == n_, display_name_ + ": one peer per port expected");
+  for (const std::unique_ptr<SwitchFeature>& f : features_) f->peers_known(peers);
+}
+
+bool Switch::offers_collectives(int port) const {
+  for (const std::unique_ptr<SwitchFeature>& f : features_)
+    if (f->offers_collectives(port)) return true;
+  return false;
+}
+
+uint64_t Switch::payload_absorbed() const {
+  uint64_t n = 0;
+  for (const std::unique_ptr<SwitchFeature>& f : features_) n += f->payload_absorbed();
+  return n;
+}
+
+uint64_t Switch::payload_emitted() const {
+  uint64_t n = 0;
+  for (const std::unique_ptr<SwitchFeature>& f : features_) n += f->payload_emitted();
+  return n;
 }
 
 void Switch::connected(const std::vector<Peer>& peers) {
-  if (!params_.nvls) return;
-  std::map<int, std::vector<std::pair<int, int>>> links;  // endpoint id -> (its port, ours)
-  for (const Peer& p : peers)
-    if (p.endpoint_id >= 0) links[p.endpoint_id].push_back({p.peer_port, p.port});
-  for (auto& [endpoint, v] : links) {
-    std::sort(v.begin(), v.end());
-    std::vector<int> ports;
-    for (const auto& pr : v) ports.push_back(pr.second);
-    add_nvls_member(uint32_t(endpoint), ports);
-  }
+  std::vector<SwitchPeer> far(static_cast<size_t>(n_));
+  for (const Peer& p : peers) far[size_t(p.port)] = SwitchPeer{p.device, p.endpoint_id, p.peer_port};
+  set_peers(far);
 }
 
 void Switch::end_of_elaboration() {
@@ -124,8 +127,8 @@ int Switch::select_route(int in, const Packet& p) {
 }
 
 void Switch::rx_arrive(int in, Packet* p) {
-  if (is_nvls_switch_bound(p->kind)) {
-    nvls_arrive(in, p);
+  if (SwitchFeature* f = claim_[size_t(p->kind)]) {
+    f->arrive(in, p);
     return;
   }
   p->route_port = select_route(in, *p);
@@ -223,13 +226,11 @@ void Switch::transfer(int in, int out, uint64_t t) {
     p->head_ps = end;
   }
   p->tail_ps = end;
-  if (host_) {
-    // A root complex: the transaction goes up to the host (and, p2p off, through host
-    // memory) and comes back down before its egress port may send it, whole
-    // (store-and-forward per transaction). The crossbar itself is free at `end`; the
-    // egress queue, bounded by egress_buffer, holds it meanwhile.
-    p->head_ps = p->tail_ps = std::max(end, host_->forward(t, p->payload_bytes));
-  }
+  // Features after the crossbar (a root complex's host path) hold the transaction until
+  // it may leave, whole. The crossbar itself is free at `end`; the egress queue, bounded
+  // by egress_buffer, holds it meanwhile.
+  for (SwitchFeature* feature : after_xbar_)
+    p->head_ps = p->tail_ps = std::max(p->tail_ps, feature->ready_ps(in, out, *p, t));
   // Input and output are held for the crossbar time only. A multi-packet transaction
   // arriving at line rate would otherwise hold both until its tail has arrived, i.e. for
   // its whole length whatever the speedup, and a short packet (an ack) waiting for that
@@ -241,10 +242,11 @@ void Switch::transfer(int in, int out, uint64_t t) {
   const uint64_t freed = std::max(end, rx_freed_[in]);
   rx_freed_[in] = freed;
 
+  ports_[in]->release_rx(p, freed - t);
+  if (!admission_.empty() && !admit(out, p, true)) return;
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
   ports_[out]->queue_stat().set(t, egress_bytes_[out]);
-  ports_[in]->release_rx(p, freed - t);
   ports_[out]->kick();
 }
 
@@ -258,25 +260,10 @@ void Switch::tx_pop(int port, Packet* p) {
   if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
-// ---------------------------------------------------------------------------------------
-// NVLS unit
-
-void Switch::nvls_arrive(int in, Packet* p) {
-  FABRICSIM_ASSERT(params_.nvls, display_name_ + ": NVLS packet at a switch without NVLS");
-  FABRICSIM_ASSERT(member_of_port_[in] >= 0,
-                   display_name_ + ": NVLS packet on a port that is not a member's link");
-  p->route_port = in;  // remembered: the engines return its credits on this port
-  switch (p->kind) {
-    case PacketKind::kNvlsReq: nvls_request(in, p); break;
-    case PacketKind::kNvlsResp: engine_push(reduce_, p); break;
-    case PacketKind::kNvlsMcast: engine_push(mcast_, p); break;
-    default: FABRICSIM_ASSERT(false, display_name_ + ": unexpected NVLS packet");
-  }
-}
-
 void Switch::emit(int out, Packet* p) {
   const uint64_t t = Port::now();
   p->head_ps = p->tail_ps = t;
+  if (!admission_.empty() && !admit(out, p, false)) return;
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
   out_load_[out] += p->payload_bytes;
@@ -284,142 +271,48 @@ void Switch::emit(int out, Packet* p) {
   ports_[out]->kick();
 }
 
-void Switch::nvls_request(int in, Packet* req) {
-  ++nvls_requests_;
-  uint32_t c;
-  if (free_ctx_.empty()) {
-    c = uint32_t(ctx_.size());
-    ctx_.emplace_back();
-  } else {
-    c = free_ctx_.back();
-    free_ctx_.pop_back();
-  }
-  ReduceCtx& ctx = ctx_[c];
-  ctx.req = req;
-  ctx.remaining = uint32_t(members_.size());
-  ctx.out = in;
-  ports_[in]->release_rx(req, 0);
-  const int j = link_index_[in];
-  for (const Member& m : members_) {
-    Packet* r = PacketPool::global().acquire();
-    r->src = req->src;
-    r->dst = m.endpoint;
-    r->msg_id = req->msg_id;
-    r->msg_bytes = req->msg_bytes;
-    r->offset = req->offset;
-    r->seq = req->seq;
-    r->tag = req->tag;
-    r->kind = PacketKind::kNvlsRead;
-    r->npackets = req->npackets;
-    r->req_bytes = req->req_bytes;
-    r->req_packet_payload = req->req_packet_payload;
-    r->ctx = c;
-    r->vc = req->vc;
-    r->entropy = req->entropy;
-    r->inject_ps = Port::now();
-    emit(m.ports[size_t(j) % m.ports.size()], r);
-  }
-}
-
-void Switch::engine_push(Engine& e, Packet* p) {
-  const uint64_t t = Port::now();
-  e.q.push(p);
-  e.queued += p->payload_bytes;
-  e.depth.set(t, e.queued);
-  if (e.q.size() == 1) engine_start(e, t);
-}
-
-// The head of `e` starts now: it is done when its input bytes have streamed through.
-void Switch::engine_start(Engine& e, uint64_t t) {
-  const Packet* p = e.q.front();
-  const uint64_t dur = e.rate_Bps ? transfer_ps(p->payload_bytes, e.rate_Bps * 8) : 0;
-  e.done_at = t + dur;
-  e.busy_ps += dur;
-  Scheduler::instance().set(e.alarm, e.done_at);
-}
-
-void Switch::engine_wake(Engine& e, bool reduce) {
-  ++g_kernel_events;
-  const uint64_t t = Port::now();
-  while (!e.q.empty() && e.done_at <= t) {
-    Packet* p = e.q.pop();
-    e.queued -= p->payload_bytes;
-    e.busy_bytes += p->payload_bytes;
-    e.depth.set(t, e.queued);
-    ports_[p->route_port]->release_rx(p, 0);
-    nvls_consumed_ += p->payload_bytes;
-    if (reduce)
-      nvls_reduced(p);
-    else
-      nvls_replicate(p);
-    if (!e.q.empty()) engine_start(e, t);
-  }
-}
-
-void Switch::nvls_reduced(Packet* p) {
-  FABRICSIM_ASSERT(p->ctx < ctx_.size() && ctx_[p->ctx].req,
-                   display_name_ + ": NVLS response for no open reduction");
-  ReduceCtx& ctx = ctx_[p->ctx];
-  if (--ctx.remaining > 0) {
-    PacketPool::global().release(p);
-    return;
-  }
-  // Every member's input is in: the reduced bytes go back to the requester.
-  Packet* req = ctx.req;
-  p->src = req->src;
-  p->dst = req->src;
-  p->msg_id = req->msg_id;
-  p->msg_bytes = req->msg_bytes;
-  p->offset = req->offset;
-  p->tag = req->tag;
-  p->kind = PacketKind::kNvlsResult;
-  p->payload_bytes = req->req_bytes;
-  p->packet_payload = req->req_packet_payload;
-  p->npackets = req->npackets;
-  p->inject_ps = req->inject_ps;
-  nvls_emitted_ += p->payload_bytes;
-  const int out = ctx.out;
-  PacketPool::global().release(req);
-  ctx = ReduceCtx{};
-  free_ctx_.push_back(p->ctx);
-  emit(out, p);
-}
-
-void Switch::nvls_replicate(Packet* p) {
-  ++nvls_stores_;
-  const int j = link_index_[p->route_port];
-  for (size_t k = 0; k < members_.size(); ++k) {
-    const Member& m = members_[k];
-    Packet* r = p;
-    if (k + 1 < members_.size()) {
-      r = PacketPool::global().acquire();
-      *r = *p;
+// The egress admission hooks, in attach order, for `p` entering egress queue `out`.
+// `routed`: its payload is counted in out_load_ (crossbar traffic; a feature's emits are
+// counted after admission). Returns false when a feature dropped it (released here).
+bool Switch::admit(int out, Packet* p, bool routed) {
+  const uint32_t before = p->payload_bytes;
+  for (SwitchFeature* f : admission_) {
+    if (f->admit(out, *p) == SwitchFeature::Admission::kDrop) {
+      if (routed) out_load_[out] -= before;
+      PacketPool::global().release(p);
+      return false;
     }
-    r->dst = m.endpoint;
-    r->kind = PacketKind::kNvlsData;
-    nvls_emitted_ += r->payload_bytes;
-    emit(m.ports[size_t(j) % m.ports.size()], r);
   }
+  FABRICSIM_ASSERT(p->payload_bytes <= before,
+                   display_name_ + ": egress admission grew a packet");
+  if (routed) out_load_[out] -= before - p->payload_bytes;
+  return true;
 }
+
+// ---------------------------------------------------------------------------------------
+// The frame API features use (feature.h)
+
+int SwitchFrame::ports() const { return sw_->n_; }
+
+bool SwitchFrame::connected(int port) const { return sw_->ports_.at(port) != nullptr; }
+
+const std::string& SwitchFrame::display_name() const { return sw_->display_name_; }
+
+void SwitchFrame::emit(int out, Packet* p) const { sw_->emit(out, p); }
+
+void SwitchFrame::release_rx(int in, Packet* p, uint64_t after_ps) const {
+  sw_->ports_[in]->release_rx(p, after_ps);
+}
+
+uint64_t SwitchFrame::egress_bytes(int out) const { return sw_->egress_bytes_[out]; }
 
 nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
-  if (host_) j["host_path"] = host_->stats_json(now_ps);
   j["crossbar_transfers"] = transfers_;
   j["arbitrations"] = arbitrations_;
   j["input_queues"] = params_.input_queues;
   j["arbiter"] = params_.arbiter;
-  if (params_.nvls) {
-    j["nvls_reductions"] = nvls_requests_;
-    j["nvls_multicast_stores"] = nvls_stores_;
-    j["nvls_reduce_input_bytes"] = reduce_.busy_bytes;
-    j["nvls_reduce_engine_utilisation"] = now_ps ? double(reduce_.busy_ps) / double(now_ps) : 0.0;
-    j["nvls_reduce_queue_max_bytes"] = reduce_.depth.max();
-    j["nvls_multicast_input_bytes"] = mcast_.busy_bytes;
-    j["nvls_multicast_engine_utilisation"] =
-        now_ps ? double(mcast_.busy_ps) / double(now_ps) : 0.0;
-    j["nvls_bytes_emitted"] = nvls_emitted_;
-  }
+  for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_stats(j, now_ps);
   return j;
 }
 

@@ -1,34 +1,24 @@
 // The switch frame shared by every switched fabric (NVSwitch first; UALink and Ethernet
 // switches plug into the same frame). Pipeline, in order:
 //   ingress port (credits to upstream, pipeline latency added to arrival)
+//   -> [ingress claims: packet kinds a feature takes instead of the crossbar]
 //   -> routing lookup (equal-cost set; adaptive or hash selection)
 //   -> input queue: virtual output queues, or one FIFO per input (head-of-line blocking)
 //   -> crossbar: an arbiter matches free inputs to free outputs; a transfer takes
 //      wire bytes / (output rate x speedup); upstream credits return when its tail has
 //      crossed
-//   -> [root complex only: host path, host_path.h: up, host memory (p2p off), down]
+//   -> [after the crossbar: features that hold a transaction until it may leave, e.g.
+//      a root complex's host path, models/pcie/root_complex.h: up, host memory, down]
+//   -> [egress admission: features that see every transaction entering an egress queue]
 //   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
 // The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
 // free-running clock. With equal-size packets it is exactly a slotted crossbar.
 //
-// In-switch reduction and multicast (NVLS, NVSwitch3 and later), when enabled: NVLS
-// packets leave the pipeline for the switch's NVLS unit instead of the crossbar.
-//   kNvlsReq from member i (reduce B bytes of a buffer over the group): the unit opens a
-//     reduction context and sends a header-only kNvlsRead to every member k, on k's j-th
-//     link to this switch, j being the request's link index among i's links (links pair
-//     up as in the address interleaving of a multicast object). The request's credits
-//     return at once.
-//   kNvlsResp from member k (the data read): queued for the reduction engine, which
-//     consumes input at `nvls_reduce_bandwidth` (bytes of input per second, shared by the
-//     whole chip); its credits return when the engine has consumed it, so a slow engine
-//     back-pressures the links. When the last member's input is consumed, the reduced
-//     B bytes go back to i as kNvlsResult on the link the request came in on.
-//   kNvlsMcast from member i (a multicast store): queued for the multicast engine
-//     (`nvls_multicast_bandwidth`, input bytes per second; 0 = not a bottleneck), then
-//     replicated as kNvlsData to every member k on k's j-th link.
-// Packets the unit sends go straight to egress queues (they may overshoot
-// egress_buffer); the crossbar keeps arbitrating other traffic.
+// Features (feature.h) are the bracketed steps: policies the switch is built with, each
+// called only at the hooks it declared. Packets no feature claims cost one table look-up
+// at ingress; hooks no feature uses cost an empty-list test.
 #pragma once
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,34 +30,38 @@
 #include "models/core/port.h"
 #include "models/core/stats.h"
 #include "models/switch/arbiter.h"
-#include "models/switch/host_path.h"
+#include "models/switch/feature.h"
 #include "models/switch/switch_params.h"
 
 namespace fabricsim {
 
 class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, public DeviceModel {
  public:
+  using Features = std::vector<std::unique_ptr<SwitchFeature>>;
   // `used_ports`: indices that will be bound; the others exist but are unconnected.
+  // `features` are attached in order (SwitchFeature::attach).
   Switch(sc_core::sc_module_name n, std::string display_name, const SwitchParams& p,
-         const std::vector<int>& used_ports);
+         const std::vector<int>& used_ports, Features features = {});
 
   Port& port(int i) override { return *ports_.at(i); }
   const std::string& display_name() const override { return display_name_; }
   // routes[dst endpoint id] = egress ports on a shortest path to it.
   void set_routes(const std::vector<std::vector<int>>& routes) override { routes_ = routes; }
-  // NVLS: every endpoint linked to this switch is a member, its links paired in the order
-  // of the endpoint's port numbers.
+  // Elaboration, once links are bound: the features learn every port's far end
+  // (set_peers) and answer whether a port offers in-network collectives.
   void connected(const std::vector<Peer>& peers) override;
-  bool in_network_collectives(int) const override { return params_.nvls; }
-  uint64_t payload_sourced() const override { return nvls_emitted_; }
-  uint64_t payload_sunk() const override { return nvls_consumed_; }
-  // NVLS group: every endpoint directly linked to this switch, with its links (ports of
-  // this switch, in a fixed order). Called at elaboration when params.nvls is set.
-  void add_nvls_member(uint32_t endpoint, std::vector<int> ports);
-  // Payload bytes the NVLS unit absorbed (responses reduced, stores replicated) and sent
-  // (results, replicas): endpoints' sent + emitted == endpoints' received + consumed.
-  uint64_t nvls_bytes_consumed() const { return nvls_consumed_; }
-  uint64_t nvls_bytes_emitted() const { return nvls_emitted_; }
+  bool in_network_collectives(int port) const override { return offers_collectives(port); }
+  uint64_t payload_sourced() const override { return payload_emitted(); }
+  uint64_t payload_sunk() const override { return payload_absorbed(); }
+  // Elaboration, once links are bound: peers[port] is the far end of every port; the
+  // features learn it (SwitchFeature::peers_known).
+  void set_peers(const std::vector<SwitchPeer>& peers);
+  // Does `port` offer in-network collectives? (Asked after set_peers; its features answer.)
+  bool offers_collectives(int port) const;
+  // Payload bytes the features absorbed and emitted, summed: endpoints' sent + emitted
+  // == endpoints' received + absorbed.
+  uint64_t payload_absorbed() const;
+  uint64_t payload_emitted() const;
   nlohmann::json stats_json(uint64_t now_ps) const override;
 
   Packet* tx_peek(int port) override;
@@ -76,32 +70,16 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void wake(uint32_t what) override;
 
  private:
+  friend class SwitchFrame;
   void end_of_elaboration() override;
   void xbar_method();
   void transfer(int in, int out, uint64_t t);
   uint64_t xbar_ps(int out, uint64_t bytes) const;
   int select_route(int in, const Packet& p);
   void enqueue(int in, Packet* p);
-  enum : uint32_t { kXbar, kReduceEngine, kMcastEngine };
-  void nvls_arrive(int in, Packet* p);
-  void nvls_request(int in, Packet* p);
-  void nvls_reduced(Packet* p);
-  void nvls_replicate(Packet* p);
+  enum : uint32_t { kXbar };
   void emit(int out, Packet* p);
-  // The reduction and multicast engines: FIFO servers, one pending wake-up each.
-  struct Engine {
-    Fifo<Packet*> q;
-    uint64_t rate_Bps = 0;   // 0: no limit
-    uint64_t busy_bytes = 0; // input bytes consumed
-    uint64_t busy_ps = 0;
-    uint64_t done_at = 0;    // completion time of the head
-    LevelStat depth;         // bytes queued
-    uint64_t queued = 0;
-    Alarm alarm;
-  };
-  void engine_push(Engine& e, Packet* p);
-  void engine_wake(Engine& e, bool reduce);
-  void engine_start(Engine& e, uint64_t t);
+  bool admit(int out, Packet* p, bool routed);
 
   std::string display_name_;
   SwitchParams params_;
@@ -109,7 +87,6 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<std::vector<int>> routes_;
   std::unique_ptr<Arbiter> arbiter_;
-  std::unique_ptr<HostPath> host_;    // root complex only
   bool voq_mode_;
   bool adaptive_;
   std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
@@ -129,22 +106,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   uint64_t transfers_ = 0, arbitrations_ = 0;
   Alarm xbar_alarm_;
 
-  struct Member {
-    uint32_t endpoint;
-    std::vector<int> ports;
-  };
-  struct ReduceCtx {
-    Packet* req = nullptr;  // the request, kept to address the result
-    uint32_t remaining = 0; // members whose input the engine has not consumed yet
-    int out = -1;           // port the request came in on
-  };
-  std::vector<Member> members_;
-  std::vector<int> member_of_port_;     // [port] -> index in members_, -1
-  std::vector<int> link_index_;         // [port] -> index among its member's ports
-  std::vector<ReduceCtx> ctx_;
-  std::vector<uint32_t> free_ctx_;
-  Engine reduce_, mcast_;
-  uint64_t nvls_consumed_ = 0, nvls_emitted_ = 0, nvls_requests_ = 0, nvls_stores_ = 0;
+  Features features_;
+  std::array<SwitchFeature*, kPacketKinds> claim_{};  // [kind] -> the feature that takes it
+  std::vector<SwitchFeature*> after_xbar_;            // features with kAfterCrossbar
+  std::vector<SwitchFeature*> admission_;             // features with kEgressAdmission
 };
 
 }  // namespace fabricsim

@@ -4,7 +4,6 @@
 #include "models/link/link_type.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/switch.h"
-#include "models/nvlink/nvls_params.h"
 
 namespace fabricsim {
 
@@ -73,16 +72,16 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
     return std::vector<PortGroup>{{"fabric", sp.ports, sp.protocol}};
   };
   k.check = [features](const DeviceCheck& c) { check_features(features, c); };
-  k.create = [](const DeviceBuild& b) -> std::unique_ptr<DeviceModel> {
-    SwitchParams sp = b.type.get<SwitchParams>();
-    // INTERIM until the feature seam lands: the frame carries the features' fields.
-    if (const auto* h = b.type.find<HostPathParams>("host_path")) sp.host = *h;
-    if (const auto* n = b.type.find<NvlsParams>("nvls")) {
-      sp.nvls = n->enabled;
-      sp.nvls_reduce_Bps = n->reduce_Bps;
-      sp.nvls_multicast_Bps = n->multicast_Bps;
+  k.create = [features](const DeviceBuild& b) -> std::unique_ptr<DeviceModel> {
+    Switch::Features parts;
+    for (const std::string& f : features) {
+      const SwitchFeatureKind& fk = switch_features().at(f);
+      if (!fk.create) continue;
+      if (auto part = fk.create(b.type.params.at(size_t(b.type.block_index(f)))))
+        parts.push_back(std::move(part));
     }
-    return std::make_unique<Switch>(b.name.c_str(), b.name, sp, b.used_ports);
+    return std::make_unique<Switch>(b.name.c_str(), b.name, b.type.get<SwitchParams>(),
+                                    b.used_ports, std::move(parts));
   };
   return k;
 }

@@ -1,9 +1,9 @@
-// The switch frame's parameters (declared in models/switch/switch_kind.cpp; defaults there).
+// The switch frame's own parameters (declared in models/switch/switch_kind.cpp, defaults
+// there); features (models/switch/feature.h) have their own.
 #pragma once
 #include <cstdint>
 #include <string>
 
-#include "models/switch/host_path.h"
 
 namespace fabricsim {
 
@@ -17,10 +17,6 @@ struct SwitchParams {
   double speedup = 0;                 // crossbar rate / output link rate
   uint64_t egress_buffer_bytes = 0;   // per output; the crossbar fills it while below this
   std::string route_select;           // "adaptive" (least queued) | "hash" (entropy)
-  HostPathParams host;                // root complex: every transfer also crosses the host
-  bool nvls = false;                    // in-switch reduction and multicast
-  uint64_t nvls_reduce_Bps = 0;         // reduction engine: input bytes per second
-  uint64_t nvls_multicast_Bps = 0;      // multicast engine: input bytes per second (0: no limit)
 };
 
 }  // namespace fabricsim

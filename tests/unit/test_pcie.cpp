@@ -1,5 +1,5 @@
 // PCIe host path: TLP framing efficiency of the shipped PCIe Gen5 x16 link type, and the
-// root complex's host path (models/switch/host_path.h) timing and throughput.
+// root complex's host path (models/pcie/host_path.h) timing and throughput.
 #include <cmath>
 #include <string>
 
@@ -9,7 +9,7 @@
 #include "fabrics/config/params.h"
 #include "models/core/framing.h"
 #include "models/link/link_type.h"
-#include "models/switch/host_path.h"
+#include "models/pcie/host_path.h"
 
 namespace fabricsim {
 namespace {

@@ -1,4 +1,4 @@
-#include "models/switch/host_path.h"
+#include "models/pcie/host_path.h"
 
 #include <algorithm>
 

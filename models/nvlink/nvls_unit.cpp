@@ -1,0 +1,211 @@
+#include "models/nvlink/nvls_unit.h"
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "models/core/errors.h"
+#include "models/core/packet.h"
+#include "models/core/types.h"
+
+namespace fabricsim {
+
+NvlsUnit::NvlsUnit(const NvlsParams& p) : params_(p) {
+  reduce_.rate_Bps = p.reduce_Bps;
+  mcast_.rate_Bps = p.multicast_Bps;
+  reduce_.alarm = Alarm{this, kReduceEngine};
+  mcast_.alarm = Alarm{this, kMcastEngine};
+}
+
+std::vector<PacketKind> NvlsUnit::claims() const {
+  std::vector<PacketKind> kinds;
+  for (size_t k = 0; k < kPacketKinds; ++k)
+    if (is_nvls_switch_bound(PacketKind(k))) kinds.push_back(PacketKind(k));
+  return kinds;
+}
+
+void NvlsUnit::attached() {
+  member_of_port_.assign(frame().ports(), -1);
+  link_index_.assign(frame().ports(), -1);
+}
+
+void NvlsUnit::wake(uint32_t what) {
+  switch (what) {
+    case kReduceEngine: engine_wake(reduce_, true); break;
+    case kMcastEngine: engine_wake(mcast_, false); break;
+    default: FABRICSIM_ASSERT(false, frame().display_name() + ": bad NVLS wake-up");
+  }
+}
+
+void NvlsUnit::peers_known(const std::vector<SwitchPeer>& peers) {
+  // Members in the order of their device indices; a member's links in the order of its
+  // own port numbers (the address interleaving pairs the j-th links of all members).
+  std::map<int, std::vector<std::pair<int, int>>> links;  // device -> (its port, our port)
+  for (size_t port = 0; port < peers.size(); ++port) {
+    const SwitchPeer& e = peers[port];
+    if (e.endpoint >= 0) links[e.device].push_back({e.port, int(port)});
+  }
+  for (auto& [device, v] : links) {
+    std::sort(v.begin(), v.end());
+    std::vector<int> ports;
+    for (const auto& pr : v) ports.push_back(pr.second);
+    add_member(uint32_t(peers[size_t(v.front().second)].endpoint), ports);
+  }
+}
+
+void NvlsUnit::add_member(uint32_t endpoint, std::vector<int> ports) {
+  FABRICSIM_ASSERT(!ports.empty(), frame().display_name() + ": NVLS member without links");
+  const int m = int(members_.size());
+  for (size_t j = 0; j < ports.size(); ++j) {
+    const int port = ports[j];
+    FABRICSIM_ASSERT(port >= 0 && port < frame().ports() && frame().connected(port) &&
+                         member_of_port_[port] < 0,
+                     frame().display_name() + ": bad NVLS member port");
+    member_of_port_[port] = m;
+    link_index_[port] = int(j);
+  }
+  members_.push_back(Member{endpoint, std::move(ports)});
+}
+
+void NvlsUnit::arrive(int in, Packet* p) {
+  FABRICSIM_ASSERT(member_of_port_[in] >= 0,
+                   frame().display_name() + ": NVLS packet on a port that is not a member's link");
+  p->route_port = in;  // remembered: the engines return its credits on this port
+  switch (p->kind) {
+    case PacketKind::kNvlsReq: request(in, p); break;
+    case PacketKind::kNvlsResp: engine_push(reduce_, p); break;
+    case PacketKind::kNvlsMcast: engine_push(mcast_, p); break;
+    default: FABRICSIM_ASSERT(false, frame().display_name() + ": unexpected NVLS packet");
+  }
+}
+
+void NvlsUnit::request(int in, Packet* req) {
+  ++requests_;
+  uint32_t c;
+  if (free_ctx_.empty()) {
+    c = uint32_t(ctx_.size());
+    ctx_.emplace_back();
+  } else {
+    c = free_ctx_.back();
+    free_ctx_.pop_back();
+  }
+  ReduceCtx& ctx = ctx_[c];
+  ctx.req = req;
+  ctx.remaining = uint32_t(members_.size());
+  ctx.out = in;
+  frame().release_rx(in, req, 0);
+  const int j = link_index_[in];
+  for (const Member& m : members_) {
+    Packet* r = PacketPool::global().acquire();
+    r->src = req->src;
+    r->dst = m.endpoint;
+    r->msg_id = req->msg_id;
+    r->msg_bytes = req->msg_bytes;
+    r->offset = req->offset;
+    r->seq = req->seq;
+    r->tag = req->tag;
+    r->kind = PacketKind::kNvlsRead;
+    r->npackets = req->npackets;
+    r->req_bytes = req->req_bytes;
+    r->req_packet_payload = req->req_packet_payload;
+    r->ctx = c;
+    r->vc = req->vc;
+    r->entropy = req->entropy;
+    r->inject_ps = SwitchFrame::now();
+    frame().emit(m.ports[size_t(j) % m.ports.size()], r);
+  }
+}
+
+void NvlsUnit::engine_push(Engine& e, Packet* p) {
+  const uint64_t t = SwitchFrame::now();
+  e.q.push(p);
+  e.queued += p->payload_bytes;
+  e.depth.set(t, e.queued);
+  if (e.q.size() == 1) engine_start(e, t);
+}
+
+// The head of `e` starts now: it is done when its input bytes have streamed through.
+void NvlsUnit::engine_start(Engine& e, uint64_t t) {
+  const Packet* p = e.q.front();
+  const uint64_t dur = e.rate_Bps ? transfer_ps(p->payload_bytes, e.rate_Bps * 8) : 0;
+  e.done_at = t + dur;
+  e.busy_ps += dur;
+  SwitchFrame::wake_at(e.alarm, e.done_at);
+}
+
+void NvlsUnit::engine_wake(Engine& e, bool reduce) {
+  ++g_kernel_events;
+  const uint64_t t = SwitchFrame::now();
+  while (!e.q.empty() && e.done_at <= t) {
+    Packet* p = e.q.pop();
+    e.queued -= p->payload_bytes;
+    e.busy_bytes += p->payload_bytes;
+    e.depth.set(t, e.queued);
+    frame().release_rx(p->route_port, p, 0);
+    consumed_ += p->payload_bytes;
+    if (reduce)
+      reduced(p);
+    else
+      replicate(p);
+    if (!e.q.empty()) engine_start(e, t);
+  }
+}
+
+void NvlsUnit::reduced(Packet* p) {
+  FABRICSIM_ASSERT(p->ctx < ctx_.size() && ctx_[p->ctx].req,
+                   frame().display_name() + ": NVLS response for no open reduction");
+  ReduceCtx& ctx = ctx_[p->ctx];
+  if (--ctx.remaining > 0) {
+    PacketPool::global().release(p);
+    return;
+  }
+  // Every member's input is in: the reduced bytes go back to the requester.
+  Packet* req = ctx.req;
+  p->src = req->src;
+  p->dst = req->src;
+  p->msg_id = req->msg_id;
+  p->msg_bytes = req->msg_bytes;
+  p->offset = req->offset;
+  p->tag = req->tag;
+  p->kind = PacketKind::kNvlsResult;
+  p->payload_bytes = req->req_bytes;
+  p->packet_payload = req->req_packet_payload;
+  p->npackets = req->npackets;
+  p->inject_ps = req->inject_ps;
+  emitted_ += p->payload_bytes;
+  const int out = ctx.out;
+  PacketPool::global().release(req);
+  ctx = ReduceCtx{};
+  free_ctx_.push_back(p->ctx);
+  frame().emit(out, p);
+}
+
+void NvlsUnit::replicate(Packet* p) {
+  ++stores_;
+  const int j = link_index_[p->route_port];
+  for (size_t k = 0; k < members_.size(); ++k) {
+    const Member& m = members_[k];
+    Packet* r = p;
+    if (k + 1 < members_.size()) {
+      r = PacketPool::global().acquire();
+      *r = *p;
+    }
+    r->dst = m.endpoint;
+    r->kind = PacketKind::kNvlsData;
+    emitted_ += r->payload_bytes;
+    frame().emit(m.ports[size_t(j) % m.ports.size()], r);
+  }
+}
+
+void NvlsUnit::add_stats(nlohmann::json& j, uint64_t now_ps) const {
+  j["nvls_reductions"] = requests_;
+  j["nvls_multicast_stores"] = stores_;
+  j["nvls_reduce_input_bytes"] = reduce_.busy_bytes;
+  j["nvls_reduce_engine_utilisation"] = now_ps ? double(reduce_.busy_ps) / double(now_ps) : 0.0;
+  j["nvls_reduce_queue_max_bytes"] = reduce_.depth.max();
+  j["nvls_multicast_input_bytes"] = mcast_.busy_bytes;
+  j["nvls_multicast_engine_utilisation"] = now_ps ? double(mcast_.busy_ps) / double(now_ps) : 0.0;
+  j["nvls_bytes_emitted"] = emitted_;
+}
+
+}  // namespace fabricsim

@@ -1,0 +1,148 @@
+// Switch features: policies plugged into the one switch frame (switch.h). The frame is
+// the pipeline every switched fabric shares (ingress, routing, input queues, crossbar,
+// egress queues); what makes one switch an NVSwitch with in-switch reduction, another a
+// PCIe root complex, or later an Ethernet switch with a shared buffer, ECN marking, PFC
+// or trimming, or an optical circuit switch, is a feature. A switch is built with its
+// frame parameters plus its features (Switch's constructor), and the frame calls each
+// feature only at the hooks it declared at attach, so a hook no feature uses costs the
+// frame nothing but an empty-list test.
+//
+// Plugging in a new feature: derive from SwitchFeature, declare its hooks (claims(),
+// hooks()), and hand an instance to the Switch constructor (fabrics/elaborate.cpp builds
+// them from the device type; a model test can build its own). The frame itself does not
+// change.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "models/core/errors.h"
+#include "models/core/packet.h"
+#include "models/core/scheduler.h"
+
+namespace fabricsim {
+
+class Switch;
+
+// The far end of one of a switch's ports, as the elaborator knows it.
+struct SwitchPeer {
+  int device = -1;    // device index in the system; -1: the port is not connected
+  int endpoint = -1;  // endpoint id when the peer is an endpoint, else -1
+  int port = -1;      // the peer's port number
+};
+
+// The narrow part of the frame a feature may use. Calls are direct (no virtual call);
+// `now()` and alarms are the shared wake-up calendar's (models/core/scheduler.h).
+class SwitchFrame {
+ public:
+  SwitchFrame() = default;
+  explicit SwitchFrame(Switch& sw) : sw_(&sw) {}
+
+  int ports() const;               // the switch's port count (bound or not)
+  bool connected(int port) const;  // is `port` bound to a link?
+  const std::string& display_name() const;
+  static uint64_t now() { return Scheduler::now(); }
+  // Wakes the feature's alarm `a` (one per feature resource: Alarm{feature, what}) at
+  // absolute time t_ps; the calendar calls feature->wake(what) then.
+  static void wake_at(Alarm& a, uint64_t t_ps) { Scheduler::instance().set(a, t_ps); }
+
+  // Puts `p` at the back of egress queue `out` now (head and tail present now), through
+  // the egress admission hooks. A feature's packets may overshoot egress_buffer; the
+  // crossbar keeps arbitrating other traffic.
+  void emit(int out, Packet* p) const;
+  // Frees the ingress buffer `p` holds on port `in` after `after_ps`: its credits go back
+  // upstream (in arrival order per port, see Port::release_rx).
+  void release_rx(int in, Packet* p, uint64_t after_ps = 0) const;
+  // Payload bytes in egress queue `out`, not yet taken by its transmitter.
+  uint64_t egress_bytes(int out) const;
+
+ private:
+  Switch* sw_ = nullptr;
+};
+
+class SwitchFeature : public Wakeable {
+ public:
+  // Hooks other than ingress claims, as bits of hooks().
+  enum Hook : unsigned { kAfterCrossbar = 1u << 0, kEgressAdmission = 1u << 1 };
+  enum class Admission { kAccept, kDrop };
+
+  ~SwitchFeature() override = default;
+
+  // Called once by the Switch constructor, in the order the features were given, before
+  // the frame reads claims() and hooks(). `attached()` may size per-port state.
+  void attach(const SwitchFrame& f) {
+    frame_ = f;
+    attached();
+  }
+  virtual void attached() {}
+  virtual const char* name() const = 0;
+  // Packet kinds this feature takes off the ingress pipeline instead of the crossbar
+  // (read once, at attach; two features may not claim one kind).
+  virtual std::vector<PacketKind> claims() const { return {}; }
+  // The other hooks this feature uses (read once, at attach): a bit set of Hook.
+  virtual unsigned hooks() const { return 0; }
+
+  // Ingress claim: a packet of a claimed kind has arrived on port `in` (after the ingress
+  // pipeline, at its head). The feature owns it from now on: it returns its ingress
+  // credits (frame().release_rx) and either emits it or releases it to the PacketPool.
+  virtual void arrive(int in, Packet* p) {
+    (void)in, (void)p;
+    throw InternalError(frame_.display_name() + ": " + name() + " claims no packets");
+  }
+
+  // After the crossbar (kAfterCrossbar): the crossbar started moving `p` from `in` to
+  // `out` at `t_ps`; p.head_ps/p.tail_ps are when its first/last packet has crossed.
+  // Returns the earliest time `p` may leave on `out`; the frame then sends it whole
+  // (store and forward) at max(p.tail_ps, that time). The crossbar itself is free at its
+  // own time: the egress queue, bounded by egress_buffer, holds `p` meanwhile. Features
+  // on this hook are asked in attach order, each seeing the previous one's time.
+  virtual uint64_t ready_ps(int in, int out, const Packet& p, uint64_t t_ps) {
+    (void)in, (void)out, (void)t_ps;
+    return p.tail_ps;
+  }
+
+  // Egress admission (kEgressAdmission): `p` is entering egress queue `out` (from the
+  // crossbar, its ingress credits already on their way back; or from a feature's emit).
+  // frame().egress_bytes(out) is the queue before it. The feature may rewrite `p`'s
+  // header fields or shrink its payload (trimming; the frame accounts the bytes after
+  // the hook), or return kDrop: the frame releases `p` to the PacketPool. Payload it
+  // trims or drops counts in its payload_absorbed(). Default: accept.
+  virtual Admission admit(int out, Packet& p) {
+    (void)out, (void)p;
+    return Admission::kAccept;
+  }
+
+  // Elaboration, once links are bound: peers[port] is the far end of each of the
+  // switch's ports (device -1 where unconnected).
+  virtual void peers_known(const std::vector<SwitchPeer>& peers) { (void)peers; }
+  // Does `port` offer in-network collectives (group reductions and multicast)? Asked by
+  // the elaborator after peers_known(), to tell endpoints where to send group traffic.
+  virtual bool offers_collectives(int port) const {
+    (void)port;
+    return false;
+  }
+
+  // Statistics: adds this feature's keys to the switch's stats JSON.
+  virtual void add_stats(nlohmann::json& j, uint64_t now_ps) const { (void)j, (void)now_ps; }
+  // Payload accounting for the end-of-run conservation check: bytes the feature took out
+  // of the fabric (reduced, replicated, dropped) and bytes it put in (results, replicas):
+  // endpoints' sent + emitted == endpoints' received + absorbed.
+  virtual uint64_t payload_absorbed() const { return 0; }
+  virtual uint64_t payload_emitted() const { return 0; }
+
+  // Alarms set with frame().wake_at(Alarm{this, what}, t) arrive here.
+  void wake(uint32_t what) override {
+    (void)what;
+    throw InternalError(frame_.display_name() + ": " + name() + " has no alarms");
+  }
+
+ protected:
+  const SwitchFrame& frame() const { return frame_; }
+
+ private:
+  SwitchFrame frame_;
+};
+
+}  // namespace fabricsim
