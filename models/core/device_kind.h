@@ -65,7 +65,7 @@ struct DeviceType {
 // Run-wide settings a model may need when it is built (the `simulation:` section and the
 // seed).
 struct RunSettings {
-  uint64_t seed = 1;
+  uint64_t seed = 0;
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
 };

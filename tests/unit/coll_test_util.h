@@ -42,4 +42,23 @@ inline ::testing::AssertionResult throws_internal(const std::function<void()>& f
 
 inline uint64_t ceil_div(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
 
+inline std::vector<double> elementwise_sum(const Buffers& in, uint64_t count) {
+  std::vector<double> sum(count, 0.0);
+  for (const auto& b : in)
+    for (uint64_t i = 0; i < count; ++i) sum[i] += b[i];
+  return sum;
+}
+
+// Compares buffers element by element and reports only the first mismatch.
+inline ::testing::AssertionResult same_buffer(const std::vector<double>& got,
+                                              const std::vector<double>& want) {
+  if (got.size() != want.size())
+    return ::testing::AssertionFailure() << "size " << got.size() << " != " << want.size();
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i])
+      return ::testing::AssertionFailure()
+             << "element " << i << ": got " << got[i] << ", want " << want[i];
+  return ::testing::AssertionSuccess();
+}
+
 }  // namespace fabricsim::coll::testutil
