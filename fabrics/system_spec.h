@@ -12,7 +12,7 @@
 
 #include "fabrics/topology.h"
 #include "models/collectives/engine.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/switch.h"
 

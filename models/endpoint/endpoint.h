@@ -15,7 +15,7 @@
 #include <systemc>
 
 #include "models/core/fifo.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/core/rng.h"
 #include "models/core/timer.h"
 #include "models/switch/arbiter.h"

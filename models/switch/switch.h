@@ -36,7 +36,7 @@
 #include <systemc>
 
 #include "models/core/fifo.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/core/stats.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/host_path.h"

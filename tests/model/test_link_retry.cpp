@@ -19,7 +19,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/endpoint/endpoint.h"
 #include "testbenches/bench.h"
 

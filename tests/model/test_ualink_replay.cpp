@@ -22,7 +22,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/switch.h"
 #include "testbenches/bench.h"

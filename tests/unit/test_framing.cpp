@@ -2,7 +2,7 @@
 // Pure C++ checks, but they live in model_tests: linking this code pulls in SystemC
 // (framing.cpp includes models/core/packet.h -> <tlm>; results.h includes system_spec.h),
 // and libsystemc needs an sc_main, which only model_tests provides.
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 
 #include <cmath>
 #include <cstdint>

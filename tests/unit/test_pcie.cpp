@@ -8,7 +8,7 @@
 #include "fabrics/config.h"
 #include "fabrics/params.h"
 #include "fabrics/registry.h"
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 #include "models/switch/host_path.h"
 
 namespace fabricsim {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 #include "models/core/packet.h"
 #include "models/core/rng.h"
 #include "models/core/types.h"

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 #include "models/core/rng.h"
 
 namespace fabricsim {

@@ -1,4 +1,4 @@
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 
 #include <algorithm>
 #include <sstream>

@@ -43,7 +43,7 @@
 #include <tlm>
 
 #include "models/core/fifo.h"
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 #include "models/core/packet.h"
 #include "models/core/protocol.h"
 #include "models/core/rng.h"

@@ -1,4 +1,4 @@
-#include "models/core/port.h"
+#include "models/link/port.h"
 
 #include <algorithm>
 #include <cmath>
