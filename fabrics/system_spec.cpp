@@ -14,6 +14,9 @@
 #include "models/core/errors.h"
 #include "models/collectives/algorithms.h"
 #include "models/core/units.h"
+#include "models/link/frame_framing.h"
+#include "models/nvlink/flit_framing.h"
+#include "models/ualink/ualink_framing.h"
 
 namespace fabricsim {
 
@@ -170,27 +173,30 @@ class Loader {
                                p.real("encoding_efficiency");
       l.rate_bps = uint64_t(std::llround(rate));
       if (p.str("framing") == "flit") {
-        l.framing.kind = Framing::Kind::kFlit;
-        l.framing.flit_bytes = uint32_t(p.bytes("flit_bytes"));
-        l.framing.overhead_flits = uint32_t(p.integer("overhead_flits"));
-        l.framing.request_flits = uint32_t(p.integer("request_flits"));
+        FlitFramingParams f;
+        f.flit_bytes = uint32_t(p.bytes("flit_bytes"));
+        f.overhead_flits = uint32_t(p.integer("overhead_flits"));
+        f.request_flits = uint32_t(p.integer("request_flits"));
+        l.framing = std::make_shared<const FlitFraming>(f);
       } else if (p.str("framing") == "frame") {
-        l.framing.kind = Framing::Kind::kFrame;
-        l.framing.header_bytes = uint32_t(p.bytes("header_bytes"));
-        l.framing.min_frame_bytes = uint32_t(p.bytes("min_frame_bytes"));
-        l.framing.gap_bytes = uint32_t(p.bytes("gap_bytes"));
+        FrameFramingParams f;
+        f.header_bytes = uint32_t(p.bytes("header_bytes"));
+        f.min_frame_bytes = uint32_t(p.bytes("min_frame_bytes"));
+        f.gap_bytes = uint32_t(p.bytes("gap_bytes"));
+        l.framing = std::make_shared<const FrameFraming>(f);
       } else {
-        l.framing.kind = Framing::Kind::kUALink;
-        l.framing.tl_flit_bytes = uint32_t(p.bytes("tl_flit_bytes"));
-        l.framing.tl_request_bytes = uint32_t(p.bytes("tl_request_bytes"));
-        l.framing.tl_response_bytes = uint32_t(p.bytes("tl_response_bytes"));
-        l.framing.dl_flit_bytes = uint32_t(p.bytes("dl_flit_bytes"));
-        l.framing.dl_overhead_bytes = uint32_t(p.bytes("dl_overhead_bytes"));
-        l.framing.fec_codeword_bytes = uint32_t(p.bytes("fec_codeword_bytes"));
-        ualink_checks(p, l);
+        UALinkFramingParams f;
+        f.tl_flit_bytes = uint32_t(p.bytes("tl_flit_bytes"));
+        f.tl_request_bytes = uint32_t(p.bytes("tl_request_bytes"));
+        f.tl_response_bytes = uint32_t(p.bytes("tl_response_bytes"));
+        f.dl_flit_bytes = uint32_t(p.bytes("dl_flit_bytes"));
+        f.dl_overhead_bytes = uint32_t(p.bytes("dl_overhead_bytes"));
+        f.fec_codeword_bytes = uint32_t(p.bytes("fec_codeword_bytes"));
+        ualink_checks(p, f);
+        l.framing = std::make_shared<const UALinkFraming>(f);
       }
       l.packet_payload = uint32_t(p.bytes("packet_payload"));
-      if (l.framing.kind == Framing::Kind::kUALink && l.packet_payload > 256)
+      if (p.str("framing") == "ualink" && l.packet_payload > 256)
         p.fail("packet_payload",
                "packet_payload " + format_bytes(l.packet_payload) +
                    " is larger than the 256B a UALink request carries",
@@ -202,7 +208,7 @@ class Loader {
       l.replay_buffer_bytes = p.bytes("replay_buffer");
       l.ack_delay_ps = p.time_ps("ack_delay");
       l.retry_latency_ps = p.time_ps("retry_latency");
-      const uint64_t pkt_wire = l.framing.packet_wire_bytes(l.packet_payload);
+      const uint64_t pkt_wire = l.framing->packet_wire_bytes(l.packet_payload);
       if (l.rx_buffer_bytes < pkt_wire)
         p.fail("rx_buffer",
                "rx_buffer " + format_bytes(l.rx_buffer_bytes) + " is smaller than one packet (" +
@@ -220,7 +226,7 @@ class Loader {
 
   // UALink 1.0 links: x1/x2/x4 ports, and a framing whose pieces fit together. The FEC
   // parity is in the codeword bytes, so no line-code factor may be applied on top.
-  void ualink_checks(Params& p, const LinkParams& l) {
+  void ualink_checks(Params& p, const UALinkFramingParams& f) {
     const int64_t lanes = p.integer("lanes");
     if (lanes != 1 && lanes != 2 && lanes != 4)
       p.fail("lanes", "x" + std::to_string(lanes) + " is not a UALink port width",
@@ -229,10 +235,9 @@ class Loader {
       p.fail("encoding_efficiency",
              "encoding_efficiency " + real_text(p.real("encoding_efficiency")) +
                  " with framing: ualink counts the FEC twice (the " +
-                 std::to_string(l.framing.fec_codeword_bytes) +
+                 std::to_string(f.fec_codeword_bytes) +
                  " B codeword per DL flit already carries it)",
              "set encoding_efficiency: 1.0 and lane_rate to the signalling rate (212.5Gb/s)");
-    const Framing& f = l.framing;
     // The most likely slip: the data rate given as lane_rate, which charges the codeword's
     // parity a second time. lane_rate x dl_flit / codeword = lane_rate means no FEC.
     if (p.bandwidth_bps("lane_rate") == 200'000'000'000ull &&
@@ -944,7 +949,7 @@ class Loader {
     // could never collect enough credits.
     for (const auto& [name, l] : s_.link_types) {
       const uint64_t whole = std::max<uint64_t>(1, s_.aggregate_bytes / l.packet_payload);
-      const uint64_t wire = whole * l.framing.packet_wire_bytes(l.packet_payload);
+      const uint64_t wire = whole * l.framing->packet_wire_bytes(l.packet_payload);
       if (wire > l.rx_buffer_bytes)
         link_params_.at(name).fail(
             "rx_buffer",
@@ -960,9 +965,8 @@ class Loader {
       // On framing: ualink a packet's tail is the end of its codeword, up to a codeword
       // after its last byte, so the round trip includes one codeword.
       if (l.ber > 0) {
-        const bool ualink = l.framing.kind == Framing::Kind::kUALink;
-        const uint64_t cw_ps =
-            ualink ? transfer_ps(l.framing.fec_codeword_bytes, l.rate_bps) : 0;
+        const bool ualink = l.framing->replay_slack_bytes() > 0;
+        const uint64_t cw_ps = transfer_ps(l.framing->replay_slack_bytes(), l.rate_bps);
         const uint64_t rtt_ps = cw_ps + 2 * l.latency_ps + l.ack_delay_ps;
         const uint64_t rtt_bytes = uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) /
                                             8'000'000'000'000ull);
@@ -1223,9 +1227,7 @@ class Loader {
 
 PortToPort port_to_port(const SwitchParams& sw, const LinkParams& link) {
   // Stream framing: one codeword; other framings: one packet of the link's payload.
-  const uint64_t bytes = link.framing.kind == Framing::Kind::kUALink
-                             ? link.framing.fec_codeword_bytes
-                             : link.framing.packet_wire_bytes(link.packet_payload);
+  const uint64_t bytes = link.framing->receive_unit_bytes(link.packet_payload);
   PortToPort b;
   b.codeword_ps = transfer_ps(bytes, link.rate_bps);
   b.crossbar_ps = transfer_ps(bytes, uint64_t(double(link.rate_bps) * sw.speedup));

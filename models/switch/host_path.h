@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "models/ualink/flit_stream.h"
+#include "models/link/serializer.h"
 
 namespace fabricsim {
 

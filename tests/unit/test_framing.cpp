@@ -1,9 +1,5 @@
-// Protocol framing and byte-exact serialisation (models/core/framing.h).
-// Pure C++ checks, but they live in model_tests: linking this code pulls in SystemC
-// (framing.cpp includes models/core/packet.h -> <tlm>; results.h includes system_spec.h),
-// and libsystemc needs an sc_main, which only model_tests provides.
-#include "models/ualink/flit_stream.h"
-
+// Protocol framing and byte-exact serialisation (models/nvlink/flit_framing.h,
+// models/link/frame_framing.h, models/link/serializer.h).
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,35 +9,37 @@
 
 #include "models/core/packet.h"
 #include "models/core/types.h"
+#include "models/link/frame_framing.h"
+#include "models/link/serializer.h"
+#include "models/nvlink/flit_framing.h"
 
 namespace fabricsim {
 namespace {
 
 // NVLink-style: 16 B flits, header (with CRC) + address/byte-enable flit per packet.
-Framing nvlink() {
-  Framing f;
-  f.kind = Framing::Kind::kFlit;
+FlitFraming nvlink() {
+  FlitFramingParams f;
   f.flit_bytes = 16;
   f.overhead_flits = 2;
-  return f;
+  return FlitFraming(f);
 }
 
 // Plain Ethernet: 14 B MAC header + 4 B FCS = 18 B, 64 B minimum frame,
 // 7 B preamble + 1 B SFD + 12 B inter-frame gap = 20 B.
-Framing ethernet() {
-  Framing f;
-  f.kind = Framing::Kind::kFrame;
+FrameFramingParams ethernet_params() {
+  FrameFramingParams f;
   f.header_bytes = 18;
   f.min_frame_bytes = 64;
   f.gap_bytes = 20;
   return f;
 }
+FrameFraming ethernet() { return FrameFraming(ethernet_params()); }
 
 // RoCEv2: Ethernet 18 (incl. FCS) + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 62 B per packet.
-Framing rocev2() {
-  Framing f = ethernet();
+FrameFraming rocev2() {
+  FrameFramingParams f = ethernet_params();
   f.header_bytes = 18 + 20 + 8 + 12 + 4;
-  return f;
+  return FrameFraming(f);
 }
 
 Packet transaction(uint32_t payload, uint32_t packet_payload, uint32_t npackets) {
@@ -56,7 +54,7 @@ Packet transaction(uint32_t payload, uint32_t packet_payload, uint32_t npackets)
 // Flits
 
 TEST(Framing, FlitPacketWireBytes) {
-  const Framing f = nvlink();
+  const FlitFraming f = nvlink();
   EXPECT_EQ(f.packet_wire_bytes(128), 160u);  // 8 data + 2 overhead flits
   EXPECT_EQ(f.packet_wire_bytes(256), 288u);  // 16 + 2
   EXPECT_EQ(f.packet_wire_bytes(1), 48u);     // a partial flit is a whole flit: 1 + 2
@@ -66,26 +64,26 @@ TEST(Framing, FlitPacketWireBytes) {
 }
 
 TEST(Framing, FlitEfficiency) {
-  const Framing f = nvlink();
+  const FlitFraming f = nvlink();
   EXPECT_DOUBLE_EQ(f.efficiency(128), 0.8);        // 128 / 160
   EXPECT_DOUBLE_EQ(f.efficiency(256), 256.0 / 288.0);
   EXPECT_DOUBLE_EQ(f.efficiency(0), 0.0);
 }
 
 TEST(Framing, FlitOverheadFlitsAndFlitSizeAreParameters) {
-  Framing f = nvlink();
-  f.overhead_flits = 1;
-  EXPECT_EQ(f.packet_wire_bytes(128), 144u);  // 8 + 1 flits
-  f.flit_bytes = 32;
-  EXPECT_EQ(f.packet_wire_bytes(128), 160u);  // 4 + 1 flits of 32 B
-  EXPECT_EQ(f.packet_wire_bytes(33), 96u);    // 2 + 1
+  FlitFramingParams p = nvlink().params();
+  p.overhead_flits = 1;
+  EXPECT_EQ(FlitFraming(p).packet_wire_bytes(128), 144u);  // 8 + 1 flits
+  p.flit_bytes = 32;
+  EXPECT_EQ(FlitFraming(p).packet_wire_bytes(128), 160u);  // 4 + 1 flits of 32 B
+  EXPECT_EQ(FlitFraming(p).packet_wire_bytes(33), 96u);    // 2 + 1
 }
 
 // ---------------------------------------------------------------------------------------
 // Frames
 
 TEST(Framing, EthernetFrameWireBytes) {
-  const Framing f = ethernet();
+  const FrameFraming f = ethernet();
   EXPECT_EQ(f.packet_wire_bytes(1500), 1538u);  // the classic 1538 B per MTU frame
   EXPECT_EQ(f.packet_wire_bytes(1), 84u);       // padded to 64 B + 20 B: the classic minimum
   EXPECT_EQ(f.packet_wire_bytes(0), 84u);
@@ -95,7 +93,7 @@ TEST(Framing, EthernetFrameWireBytes) {
 }
 
 TEST(Framing, RoceFrameWireBytes) {
-  const Framing f = rocev2();
+  const FrameFraming f = rocev2();
   EXPECT_EQ(f.packet_wire_bytes(1500), 1500u + 62u + 20u);  // 1582
   EXPECT_EQ(f.packet_wire_bytes(1), 84u);                   // 63 B frame padded to 64
   EXPECT_EQ(f.packet_wire_bytes(2), 84u);                   // 64 B frame, no padding
@@ -110,11 +108,14 @@ TEST(Framing, TransactionIsSumOverPacketsWithShortLastPacket) {
   // 600 B in packets of 128 B: four full packets and a last one of 600 - 4*128 = 88 B.
   const Packet p = transaction(600, 128, 5);
   ASSERT_EQ(p.last_packet_payload(), 88u);
-  for (const Framing& f : {nvlink(), ethernet(), rocev2()}) {
+  const FlitFraming nv = nvlink();
+  const FrameFraming eth = ethernet(), roce = rocev2();
+  const Framing* const framings[] = {&nv, &eth, &roce};
+  for (const Framing* f : framings) {
     uint64_t sum = 0;
-    for (uint32_t k = 0; k < 4; ++k) sum += f.packet_wire_bytes(128);
-    sum += f.packet_wire_bytes(88);
-    EXPECT_EQ(f.transaction_wire_bytes(p), sum) << f.describe();
+    for (uint32_t k = 0; k < 4; ++k) sum += f->packet_wire_bytes(128);
+    sum += f->packet_wire_bytes(88);
+    EXPECT_EQ(f->transaction_wire_bytes(p), sum) << f->describe();
   }
   // Explicit values: flits 4 x 160 + (6 data + 2) x 16 = 768;
   // RoCEv2 4 x (128 + 62 + 20) + (88 + 62 + 20) = 840 + 170 = 1010.
