@@ -7,7 +7,8 @@
 //  * LinkLayer: the transmit discipline of one port (stateful): the wire bytes of the next
 //    transaction (its credits and replay-buffer share), and when it is usable at the far
 //    end and the transmitter free again, including link-level retry and its counters. The
-//    Port calls it once per transaction it sends and it calls nothing back.
+//    Port calls prepare() for the transaction it could send next and send() when it sends
+//    it; the link layer calls nothing back.
 //
 // A new framing plugs in without touching the port: a parameter struct and a final
 // Framing next to it (e.g. models/nvlink/flit_framing.h), a LinkLayer (the generic
@@ -48,12 +49,13 @@ class LinkLayer {
   LinkLayer& operator=(const LinkLayer&) = delete;
   virtual ~LinkLayer() = default;
 
-  // Wire bytes of `p` if it is the next transaction sent: the credits it takes and what it
-  // holds in the replay buffer. No state change.
-  virtual uint64_t wire_bytes(const Packet& p) const = 0;
-  // `p` starts at `t` (its first packet is present, p.head_ps <= t; its last arrives here
-  // at p.tail_ps) with `wire` = wire_bytes(p), nothing sent in between. Draws its bit
-  // errors (ber > 0) and returns its timing; `p` is not changed.
+  // Sizes `p` as the next transaction to send and returns its wire bytes: the credits it
+  // takes and what it holds in the replay buffer. Changes nothing but what send() reuses;
+  // the port may prepare again (the same or another transaction) before it sends.
+  virtual uint64_t prepare(const Packet& p) = 0;
+  // Sends `p`, the transaction prepared last, whose wire bytes prepare() returned as
+  // `wire`, at `t` (its first packet is present, p.head_ps <= t; its last arrives here at
+  // p.tail_ps). Draws its bit errors (ber > 0) and returns its timing; `p` is not changed.
   virtual TxTiming send(const Packet& p, uint64_t t, uint64_t wire) = 0;
 
   const RetryCounters& retry_counters() const { return retry_; }
@@ -97,18 +99,10 @@ class Framing {
   Framing& operator=(const Framing&) = delete;
 };
 
-// Wire bytes of `p` when framing `f` frames each packet on its own: npackets - 1 full
-// packets and the (possibly shorter) last one. A template so that a link layer holding its
-// final framing type gets the arithmetic inlined.
-template <class F>
-uint64_t packets_wire_bytes(const F& f, const Packet& p) {
-  if (p.npackets <= 1) return f.packet_wire_bytes(p.payload_bytes, p.kind);
-  return uint64_t(p.npackets - 1) * f.packet_wire_bytes(p.packet_payload, p.kind) +
-         f.packet_wire_bytes(p.last_packet_payload(), p.kind);
-}
-
 inline uint64_t Framing::transaction_wire_bytes(const Packet& p) const {
-  return packets_wire_bytes(*this, p);
+  if (p.npackets <= 1) return packet_wire_bytes(p.payload_bytes, p.kind);
+  return uint64_t(p.npackets - 1) * packet_wire_bytes(p.packet_payload, p.kind) +
+         packet_wire_bytes(p.last_packet_payload(), p.kind);
 }
 
 }  // namespace fabricsim

@@ -12,7 +12,6 @@
 // discards everything after the bad packet. (The replay buffer and the acks are the
 // Port's.)
 #pragma once
-#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,13 +27,16 @@ class PacketLinkLayer : public LinkLayer {
  public:
   PacketLinkLayer(const LinkParams& link, uint64_t seed, const std::string& port_name);
 
+  TxTiming send(const Packet& p, uint64_t t, uint64_t wire) final;
+
  protected:
-  // Sends `p` at `t`: `wire` bytes in all, `full` per full packet and `last` for the last
-  // (all three `wire` for a single packet).
-  TxTiming send_packets(const Packet& p, uint64_t t, uint64_t wire, uint64_t full,
-                        uint64_t last);
+  // What prepare() sized for a transaction of several packets: the wire bytes of a full
+  // packet and of the last one.
+  uint64_t full_ = 0, last_ = 0;
 
  private:
+  // Out of line, so that send()'s common case needs no registers saved.
+  [[gnu::noinline]] TxTiming send_general(const Packet& p, uint64_t t, uint64_t wire);
   // Draws the CRC errors of a transaction of `n` packets (`full` wire bytes each, the last
   // `last`) and returns the extra bytes to serialise; adds NAK waits to `wait_ps` and the
   // delays of the first and last packet's good copies to `first_ps` / `last_ps`.
@@ -56,44 +58,17 @@ class FramedLinkLayer final : public PacketLinkLayer {
                   const std::string& port_name)
       : PacketLinkLayer(link, seed, port_name), f_(f) {}
 
-  uint64_t wire_bytes(const Packet& p) const override { return packets_wire_bytes(f_, p); }
-  TxTiming send(const Packet& p, uint64_t t, uint64_t wire) override {
-    if (p.npackets <= 1) return send_packets(p, t, wire, wire, wire);
-    return send_packets(p, t, wire, f_.packet_wire_bytes(p.packet_payload, p.kind),
-                        f_.packet_wire_bytes(p.last_packet_payload(), p.kind));
+  // Every packet framed separately: npackets - 1 full packets and the (possibly shorter)
+  // last one.
+  uint64_t prepare(const Packet& p) override {
+    if (p.npackets <= 1) return f_.packet_wire_bytes(p.payload_bytes, p.kind);
+    full_ = f_.packet_wire_bytes(p.packet_payload, p.kind);
+    last_ = f_.packet_wire_bytes(p.last_packet_payload(), p.kind);
+    return uint64_t(p.npackets - 1) * full_ + last_;
   }
 
  private:
   const F f_;  // a copy of the link's (immutable, small) framing: no hop to it per packet
 };
-
-inline TxTiming PacketLinkLayer::send_packets(const Packet& p, uint64_t t, uint64_t wire,
-                                              uint64_t full, uint64_t last) {
-  // Store-and-forward per packet, cut-through per transaction: the transaction's first
-  // packet can leave once fully present (head_ps <= t), and its last packet cannot finish
-  // before it has arrived here and been re-serialised.
-  const bool multi = p.npackets > 1;
-  uint64_t ser, first_ps, last_ps;
-  if (!errors_ || bits_to_error_ >= 8 * wire) {  // no bit error in this transaction
-    ser = ser_.take_ps(wire);
-    first_ps = multi ? ser_.peek_ps(full) : ser;
-    last_ps = multi ? ser_.peek_ps(last) : ser;
-    if (errors_) bits_to_error_ -= 8 * wire;
-  } else {
-    // Bad copies are serialised again and each NAK round trip holds the serialiser; the
-    // first and last packets' good copies come later by their own losses.
-    uint64_t wait = 0, first_lost = 0, last_lost = 0;
-    const uint64_t extra = draw_crc_errors(multi ? p.npackets : 1, full, last, wait,
-                                           first_lost, last_lost);
-    ser = ser_.take_ps(wire + extra) + wait;
-    first_ps = multi ? ser_.peek_ps(full) + first_lost : ser;
-    last_ps = multi ? ser_.peek_ps(last) + last_lost : ser;
-  }
-  TxTiming tm;
-  tm.tail_ps = std::max(t + ser, p.tail_ps + last_ps);
-  tm.free_ps = tm.tail_ps;
-  tm.head_ps = multi ? t + first_ps : tm.tail_ps;
-  return tm;
-}
 
 }  // namespace fabricsim

@@ -66,7 +66,7 @@ void Port::tx_method() {
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
-  const uint64_t wire = layer_->wire_bytes(*p);
+  const uint64_t wire = layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;

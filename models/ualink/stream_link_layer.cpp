@@ -20,9 +20,8 @@ TxTiming StreamLinkLayer::send(const Packet& p, uint64_t t, uint64_t wire) {
   // codeword. With replay the stream draws the errors of the codewords this packet
   // opens, and every bad copy delays its codeword and all later ones by a codeword + D.
   const bool multi = p.npackets > 1;
-  const uint64_t tl = f_.transaction_tl_bytes(p);
-  const uint64_t first_tl = multi ? f_.tl_bytes(p.packet_payload, p.kind) : tl;
-  const FlitStream::Placement pl = stream_.place(t, tl, first_tl);
+  const uint64_t first_tl = multi ? f_.tl_bytes(p.packet_payload, p.kind) : tl_;
+  const FlitStream::Placement pl = stream_.place(t, tl_, first_tl);
   FABRICSIM_ASSERT(pl.wire_bytes == wire, port_name_ + ": stream wire bytes changed");
   if (pl.bad_copies) {
     retry_.crc_errors += pl.bad_copies;

@@ -24,8 +24,9 @@ class StreamLinkLayer final : public LinkLayer {
                   const std::string& port_name);
 
   // The stream's charge for the transaction's TL bytes now (its remainder carried).
-  uint64_t wire_bytes(const Packet& p) const override {
-    return stream_.peek_wire(f_.transaction_tl_bytes(p));
+  uint64_t prepare(const Packet& p) override {
+    tl_ = f_.transaction_tl_bytes(p);
+    return stream_.peek_wire(tl_);
   }
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) override;
 
@@ -35,6 +36,7 @@ class StreamLinkLayer final : public LinkLayer {
   // The port's bit-error stream (ber > 0 only); the stream counts the codewords' bits.
   std::optional<GeometricBitErrors> errors_;
   FlitStream stream_;
+  uint64_t tl_ = 0;  // what prepare() sized: the transaction's TL stream bytes
 };
 
 }  // namespace fabricsim
