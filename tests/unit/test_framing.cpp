@@ -1,7 +1,9 @@
-// Protocol framing and byte-exact serialisation (models/nvlink/flit_framing.h,
-// models/link/frame_framing.h, models/link/serializer.h).
+// Protocol framing, the per-packet link layer and byte-exact serialisation
+// (models/nvlink/flit_framing.h, models/link/frame_framing.h, packet_link_layer.h,
+// serializer.h).
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +12,7 @@
 #include "models/core/packet.h"
 #include "models/core/types.h"
 #include "models/link/frame_framing.h"
+#include "models/link/link_params.h"
 #include "models/link/serializer.h"
 #include "models/nvlink/flit_framing.h"
 
@@ -139,6 +142,53 @@ TEST(Framing, SinglePacketTransaction) {
 TEST(Framing, DescribeNamesTheParameters) {
   EXPECT_NE(nvlink().describe().find("16"), std::string::npos);
   EXPECT_NE(ethernet().describe().find("64"), std::string::npos);
+}
+
+// A receiver (a switch port) uses a packet once the whole packet is in, and a packet is
+// usable when its last byte is: no slack for the replay buffer's ack round trip.
+TEST(Framing, PerPacketFramingsReceiveOnePacketAndHaveNoReplaySlack) {
+  EXPECT_EQ(nvlink().receive_unit_bytes(128), 160u);
+  EXPECT_EQ(rocev2().receive_unit_bytes(1500), 1582u);
+  EXPECT_EQ(ethernet().receive_unit_bytes(1), 84u);
+  EXPECT_EQ(nvlink().replay_slack_bytes(), 0u);
+  EXPECT_EQ(rocev2().replay_slack_bytes(), 0u);
+}
+
+// ---------------------------------------------------------------------------------------
+// The per-packet link layer (no SystemC needed): 200 Gb/s = 40 ps per byte.
+
+// A single packet is store-and-forward: usable at the far end when its last byte is sent.
+// A transaction of several packets cuts through: its head is its first packet, its tail
+// cannot be sent before its last packet has arrived here (tail_ps) and been serialised.
+TEST(PacketLinkLayer, SinglePacketsAndCutThroughTransactions) {
+  LinkParams l;
+  l.rate_bps = 200'000'000'000ull;
+  l.framing = std::make_shared<const FlitFraming>(nvlink());
+  const std::unique_ptr<LinkLayer> ll = l.framing->make_link_layer(l, 1, "t.port[0]");
+
+  const Packet one = transaction(128, 128, 1);
+  ASSERT_EQ(ll->prepare(one), 160u);
+  TxTiming tm = ll->send(one, 1'000, 160);
+  EXPECT_EQ(tm.head_ps, 1'000u + 6'400u);
+  EXPECT_EQ(tm.tail_ps, 1'000u + 6'400u);
+  EXPECT_EQ(tm.free_ps, 1'000u + 6'400u);
+
+  // 600 B: 4 x 160 + (6 + 2) x 16 = 768 B, 30.72 ns; the first packet takes 6.4 ns, the
+  // last (88 B, 128 wire bytes) 5.12 ns.
+  Packet five = transaction(600, 128, 5);
+  five.tail_ps = 20'000;  // its last packet was in by then: the line sets the tail
+  ASSERT_EQ(ll->prepare(five), 768u);
+  tm = ll->send(five, 10'000, 768);
+  EXPECT_EQ(tm.head_ps, 10'000u + 6'400u);
+  EXPECT_EQ(tm.tail_ps, 10'000u + 30'720u);
+  EXPECT_EQ(tm.free_ps, tm.tail_ps);
+  five.tail_ps = 100'000;  // it comes in slower than it leaves: the tail waits for it
+  ASSERT_EQ(ll->prepare(five), 768u);
+  tm = ll->send(five, 50'000, 768);
+  EXPECT_EQ(tm.head_ps, 50'000u + 6'400u);
+  EXPECT_EQ(tm.tail_ps, 100'000u + 5'120u);
+  EXPECT_EQ(tm.free_ps, tm.tail_ps);
+  EXPECT_EQ(ll->retry_counters().crc_errors, 0u);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -1,16 +1,19 @@
-// UALink 1.0 stream framing (models/ualink/ualink_framing.h: UALinkFraming; flit_stream.h).
+// UALink 1.0 stream framing (models/ualink/ualink_framing.h: UALinkFraming; flit_stream.h,
+// stream_link_layer.h).
 // Pure C++: wire bytes of 64/128/256 B requests, reads and responses; exact long-run
 // totals of the stream (time and wire bytes); the ~93% payload efficiency of large writes.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "models/ualink/flit_stream.h"
-#include "models/ualink/ualink_framing.h"
 #include "models/core/packet.h"
 #include "models/core/rng.h"
 #include "models/core/types.h"
+#include "models/link/link_params.h"
+#include "models/ualink/flit_stream.h"
+#include "models/ualink/ualink_framing.h"
 
 namespace fabricsim {
 namespace {
@@ -152,6 +155,43 @@ TEST(UALinkFraming, LongRunsAreExact) {
     EXPECT_EQ(done, uint64_t(u128(codewords) * 680u * 8u * 1'000'000'000'000ull / rate)) << rate;
     EXPECT_EQ(wire, uint64_t(u128(tl_total) * 680u / 628u)) << rate;
   }
+}
+
+// A switch port takes in one whole codeword before it uses a packet (the DL flit's CRC),
+// and a packet is usable up to one codeword after its last byte was sent.
+TEST(UALinkFraming, ReceiveUnitAndReplaySlackAreOneCodeword) {
+  const UALinkFraming f = ualink();
+  EXPECT_EQ(f.receive_unit_bytes(64), 680u);
+  EXPECT_EQ(f.receive_unit_bytes(256), 680u);
+  EXPECT_EQ(f.replay_slack_bytes(), 680u);
+}
+
+// The port's link layer on a UALink link is the stream: each transaction's wire bytes are
+// the stream's charge (its remainder carried) and its times are the placement's.
+TEST(UALinkFraming, StreamLinkLayerChargesAndTimesAsTheStream) {
+  LinkParams l;
+  l.rate_bps = kX4;
+  l.framing = std::make_shared<const UALinkFraming>();
+  const std::unique_ptr<LinkLayer> ll = l.framing->make_link_layer(l, 1, "t.port[0]");
+  FlitStream ref(ualink(), kX4);
+  Rng rng(5, "ualink_sizes");
+  const uint32_t sizes[4] = {64, 128, 192, 256};
+  uint64_t t = 0;
+  for (int i = 0; i < 10'000; ++i) {
+    Packet p;
+    p.payload_bytes = p.packet_payload = sizes[rng.below(4)];
+    p.npackets = 1;
+    const uint64_t tl = ualink().tl_bytes(p.payload_bytes);
+    const uint64_t wire = ll->prepare(p);
+    ASSERT_EQ(wire, ref.peek_wire(tl)) << i;
+    const TxTiming tm = ll->send(p, t, wire);
+    const FlitStream::Placement pl = ref.place(t, tl, tl);
+    ASSERT_EQ(tm.head_ps, pl.done_ps) << i;
+    ASSERT_EQ(tm.tail_ps, pl.done_ps) << i;
+    ASSERT_EQ(tm.free_ps, pl.free_ps) << i;
+    t = tm.free_ps + (rng.below(4) == 0 ? rng.below(10'000) : 0);
+  }
+  EXPECT_EQ(ll->retry_counters().crc_errors, 0u);
 }
 
 }  // namespace
