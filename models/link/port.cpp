@@ -190,25 +190,25 @@ void Port::b_transport(Packet&, sc_time&) {
 }
 
 nlohmann::json Port::stats_json(uint64_t now_ps) const {
-  const Counters c = counters();
+  const RetryCounters r = retry_counters();
   nlohmann::json j;
   j["peer"] = peer_name;
   j["link_type"] = link_.type_name;
-  j["tx_payload_bytes"] = c.tx_payload_bytes;
-  j["tx_wire_bytes"] = c.tx_wire_bytes;
-  j["tx_packets"] = c.tx_packets;
-  j["tx_transactions"] = c.tx_transactions;
-  j["rx_payload_bytes"] = c.rx_payload_bytes;
-  j["rx_packets"] = c.rx_packets;
-  j["busy_ps"] = c.busy_ps;
-  j["utilisation"] = now_ps ? double(c.busy_ps) / double(now_ps) : 0.0;
-  j["credit_stall_ps"] = c.credit_stall_ps;
+  j["tx_payload_bytes"] = c_.tx_payload_bytes;
+  j["tx_wire_bytes"] = c_.tx_wire_bytes;
+  j["tx_packets"] = c_.tx_packets;
+  j["tx_transactions"] = c_.tx_transactions;
+  j["rx_payload_bytes"] = c_.rx_payload_bytes;
+  j["rx_packets"] = c_.rx_packets;
+  j["busy_ps"] = c_.busy_ps;
+  j["utilisation"] = now_ps ? double(c_.busy_ps) / double(now_ps) : 0.0;
+  j["credit_stall_ps"] = c_.credit_stall_ps;
   // Link-level retry on this port's transmit direction (docs/models.md).
-  j["crc_errors"] = c.crc_errors;
-  j["replays"] = c.replays;
-  j["replay_wire_bytes"] = c.replay_wire_bytes;
-  j["retry_ps"] = c.retry_ps;
-  j["replay_stall_ps"] = c.replay_stall_ps;
+  j["crc_errors"] = r.crc_errors;
+  j["replays"] = r.replays;
+  j["replay_wire_bytes"] = r.replay_wire_bytes;
+  j["retry_ps"] = r.retry_ps;
+  j["replay_stall_ps"] = c_.replay_stall_ps;
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();
   j["queue_depth_avg_bytes"] = queue_.average(now_ps);

@@ -102,9 +102,7 @@ class Port : public sc_core::sc_module,
     uint64_t replay_stall_ps = 0;  // time work waited for replay-buffer space (ber > 0)
   };
   struct Counters : PortCounters, RetryCounters {};
-  Counters counters() const {
-    return Counters{c_, layer_ ? layer_->retry_counters() : RetryCounters{}};
-  }
+  Counters counters() const { return Counters{c_, retry_counters()}; }
 
   static uint64_t now() { return Scheduler::now(); }
 
@@ -124,6 +122,9 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
+  RetryCounters retry_counters() const {
+    return layer_ ? layer_->retry_counters() : RetryCounters{};  // none before attach()
+  }
   struct CreditReturn {
     uint64_t at_ps;
     uint32_t vc;

@@ -166,28 +166,24 @@ TEST(PacketLinkLayer, SinglePacketsAndCutThroughTransactions) {
   l.framing = std::make_shared<const FlitFraming>(nvlink());
   const std::unique_ptr<LinkLayer> ll = l.framing->make_link_layer(l, 1, "t.port[0]");
 
-  const Packet one = transaction(128, 128, 1);
-  ASSERT_EQ(ll->prepare(one), 160u);
-  TxTiming tm = ll->send(one, 1'000, 160);
-  EXPECT_EQ(tm.head_ps, 1'000u + 6'400u);
-  EXPECT_EQ(tm.tail_ps, 1'000u + 6'400u);
-  EXPECT_EQ(tm.free_ps, 1'000u + 6'400u);
-
+  // Sends `p` at `t`: `wire` bytes, first packet usable at `head`, last at `tail`, when
+  // the transmitter is free again too.
+  const auto sends = [&](const Packet& p, uint64_t t, uint64_t wire, uint64_t head,
+                         uint64_t tail) {
+    ASSERT_EQ(ll->prepare(p), wire);
+    const TxTiming tm = ll->send(p, t, wire);
+    EXPECT_EQ(tm.head_ps, head);
+    EXPECT_EQ(tm.tail_ps, tail);
+    EXPECT_EQ(tm.free_ps, tail);
+  };
+  sends(transaction(128, 128, 1), 1'000, 160, 1'000 + 6'400, 1'000 + 6'400);
   // 600 B: 4 x 160 + (6 + 2) x 16 = 768 B, 30.72 ns; the first packet takes 6.4 ns, the
   // last (88 B, 128 wire bytes) 5.12 ns.
   Packet five = transaction(600, 128, 5);
   five.tail_ps = 20'000;  // its last packet was in by then: the line sets the tail
-  ASSERT_EQ(ll->prepare(five), 768u);
-  tm = ll->send(five, 10'000, 768);
-  EXPECT_EQ(tm.head_ps, 10'000u + 6'400u);
-  EXPECT_EQ(tm.tail_ps, 10'000u + 30'720u);
-  EXPECT_EQ(tm.free_ps, tm.tail_ps);
+  sends(five, 10'000, 768, 10'000 + 6'400, 10'000 + 30'720);
   five.tail_ps = 100'000;  // it comes in slower than it leaves: the tail waits for it
-  ASSERT_EQ(ll->prepare(five), 768u);
-  tm = ll->send(five, 50'000, 768);
-  EXPECT_EQ(tm.head_ps, 50'000u + 6'400u);
-  EXPECT_EQ(tm.tail_ps, 100'000u + 5'120u);
-  EXPECT_EQ(tm.free_ps, tm.tail_ps);
+  sends(five, 50'000, 768, 50'000 + 6'400, 100'000 + 5'120);
   EXPECT_EQ(ll->retry_counters().crc_errors, 0u);
 }
 
