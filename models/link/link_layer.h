@@ -12,8 +12,10 @@
 //
 // A new framing plugs in without touching the port: a parameter struct and a final
 // Framing next to it (e.g. models/nvlink/flit_framing.h), a LinkLayer (the generic
-// per-packet one, FramedLinkLayer<F> in models/link/packet_link_layer.h, or its own), and
-// the line in fabrics/system_spec.cpp that builds it from the YAML values.
+// per-packet one, FramedLinkLayer<F> in models/link/packet_link_layer.h, or its own), its
+// sources in CMakeLists.txt (fabricsim_pure), and in the config layer its `framing` choice
+// (fabrics/registry.cpp) and the branch of link_types() (fabrics/system_spec.cpp) that
+// builds it from the YAML values.
 #pragma once
 #include <cstdint>
 #include <memory>
