@@ -13,17 +13,17 @@
 namespace fabricsim {
 
 // Link framings.
-FramingKind flit_framing();         // models/nvlink/flit_framing_kind.cpp
-FramingKind frame_framing();        // models/link/frame_framing_kind.cpp
-FramingKind ualink_framing();       // models/ualink/ualink_framing_kind.cpp
+FramingKind flit_framing();         // models/nvlink/flit_framing.cpp
+FramingKind frame_framing();        // models/link/frame_framing.cpp
+FramingKind ualink_framing();       // models/ualink/ualink_framing.cpp
 // Switch features.
 SwitchFeatureKind ualink_class_feature();  // models/ualink/switch_class.cpp
-SwitchFeatureKind nvls_feature();          // models/nvlink/nvls_feature.cpp
-SwitchFeatureKind host_path_feature();     // models/pcie/root_complex_kind.cpp
+SwitchFeatureKind nvls_feature();          // models/nvlink/nvls_unit.cpp
+SwitchFeatureKind host_path_feature();     // models/pcie/root_complex.cpp
 // Device kinds.
 DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
-DeviceKind root_complex_kind();  // models/pcie/root_complex_kind.cpp
+DeviceKind root_complex_kind();  // models/pcie/root_complex.cpp
 // Workloads.
 WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/sweep.cpp
 WorkloadKind collective_sweep_workload();  // fabrics/workloads/sweep.cpp

@@ -1,5 +1,9 @@
 #include "testbenches/bench.h"
 
+#include "models/link/link_type.h"
+#include "models/nvlink/flit_framing.h"
+#include "models/ualink/ualink_framing.h"
+
 namespace fabricsim::tb {
 
 LinkParams nvlink_like(uint64_t latency_ps, uint64_t rx_buffer_bytes) {
@@ -7,9 +11,10 @@ LinkParams nvlink_like(uint64_t latency_ps, uint64_t rx_buffer_bytes) {
   l.type_name = "nvlink_like";
   l.protocol = "nvlink";
   l.rate_bps = 200'000'000'000ull;
-  l.framing.kind = Framing::Kind::kFlit;
-  l.framing.flit_bytes = 16;
-  l.framing.overhead_flits = 2;
+  FlitFramingParams f;
+  f.flit_bytes = 16;
+  f.overhead_flits = 2;
+  l.framing = std::make_shared<const FlitFraming>(f);
   l.packet_payload = 128;
   l.latency_ps = latency_ps;
   l.vcs = 1;
@@ -22,7 +27,9 @@ LinkParams ualink_x4(uint64_t latency_ps, uint64_t rx_buffer_bytes) {
   l.type_name = "ualink_x4";
   l.protocol = "ualink";
   l.rate_bps = 4 * 212'500'000'000ull;
-  l.framing.kind = Framing::Kind::kUALink;  // defaults: 64/16/8/640/12/680 B
+  // The declared defaults of framing: ualink (UALink 1.0: 64/16/8/640/12/680 B).
+  l.framing = std::make_shared<const UALinkFraming>(
+      defaults<UALinkFramingParams>(framings().at("ualink").params));
   l.packet_payload = 256;
   l.latency_ps = latency_ps;
   l.vcs = 1;

@@ -8,7 +8,7 @@
 
 #include <systemc>
 
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/core/rng.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/switch.h"

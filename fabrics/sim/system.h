@@ -7,7 +7,7 @@
 #include "fabrics/systems/system_spec.h"
 #include "models/collectives/engine.h"
 #include "models/core/device_model.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/core/stats.h"
 
 namespace fabricsim {

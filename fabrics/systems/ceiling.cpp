@@ -146,7 +146,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   };
   for (const topo::Link& l : g.links) {
     const LinkParams& lp = spec.link_types.at(l.type);
-    const double rate = double(lp.rate_bps) / 8.0 * lp.framing.efficiency(lp.packet_payload);
+    const double rate = double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
     for (const topo::LinkEnd& e : {l.a, l.b}) {
       const std::string port = g.devices[e.device].name + ".port[" + std::to_string(e.port) + "]";
       if (g.devices[e.device].forwards) {

@@ -7,6 +7,7 @@
 #include "fabrics/topologies/graph.h"
 #include "models/collectives/algorithms.h"
 #include "models/core/text.h"
+#include "models/core/types.h"
 #include "models/core/units.h"
 #include "models/nvlink/nvls_params.h"
 
@@ -27,7 +28,7 @@ void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
   const uint64_t agg = s.simulation.aggregate_bytes;
   for (const auto& [name, l] : s.link_types) {
     const uint64_t whole = std::max<uint64_t>(1, agg / l.packet_payload);
-    const uint64_t wire = whole * l.framing.packet_wire_bytes(l.packet_payload);
+    const uint64_t wire = whole * l.framing->packet_wire_bytes(l.packet_payload);
     if (wire > l.rx_buffer_bytes)
       src.link_types.at(name).fail(
           "rx_buffer",
@@ -37,8 +38,10 @@ void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
           "raise rx_buffer to at least " + format_bytes(wire) +
               " or lower simulation.aggregate_bytes");
     if (l.ber <= 0) continue;
-    const bool ualink = l.framing.kind == Framing::Kind::kUALink;
-    const uint64_t cw_ps = ualink ? transfer_ps(l.framing.fec_codeword_bytes, l.rate_bps) : 0;
+    // Framings whose packets become usable after their last byte (UALink: up to a codeword).
+    const uint64_t slack = l.framing->replay_slack_bytes();
+    const bool ualink = slack > 0;
+    const uint64_t cw_ps = ualink ? transfer_ps(slack, l.rate_bps) : 0;
     const uint64_t rtt_ps = cw_ps + 2 * l.latency_ps + l.ack_delay_ps;
     const uint64_t rtt_bytes =
         uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) / 8'000'000'000'000ull);

@@ -47,7 +47,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
         double bps = 0;
         for (int port : ports) {
           const LinkParams& lp = *link_of.at({sdev, port});
-          bps += double(lp.rate_bps) / 8.0 * lp.framing.efficiency(lp.packet_payload);
+          bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
         }
         rate[s].push_back(bps);
       }
@@ -59,7 +59,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
         const int port = routes[dev][dst_id].front();
         const LinkParams& lp = *link_of.at({dev, port});
         t += double(lp.latency_ps) * 1e-12 +
-             double(lp.framing.packet_wire_bytes(uint32_t(std::min<uint64_t>(small, lp.packet_payload)))) *
+             double(lp.framing->packet_wire_bytes(uint32_t(std::min<uint64_t>(small, lp.packet_payload)))) *
                  8.0 / double(lp.rate_bps);
         dev = g.peer(dev, port).device;
         if (const SwitchParams* sp = spec.type_of(dev).find<SwitchParams>("switch_frame"))
@@ -110,7 +110,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
       double bps = 0;
       for (int port : ports) {
         const LinkParams& lp = *link_of.at({sdev, port});
-        bps += double(lp.rate_bps) / 8.0 * lp.framing.efficiency(lp.packet_payload);
+        bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
       }
       rate[s].push_back(bps);
     }
@@ -123,12 +123,12 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     const int nvls_switch = g.peer(sdev, ports.front()).device;
     const SwitchParams& sp = *spec.type_of(nvls_switch).find<SwitchParams>("switch_frame");
     const NvlsParams& nv = *spec.type_of(nvls_switch).find<NvlsParams>("nvls");
-    const double full = double(lp.framing.packet_wire_bytes(lp.packet_payload));
-    np.req_bytes = double(lp.framing.packet_wire_bytes(0, PacketKind::kNvlsReq)) / full;
-    np.read_bytes = double(lp.framing.packet_wire_bytes(0, PacketKind::kNvlsRead)) / full;
+    const double full = double(lp.framing->packet_wire_bytes(lp.packet_payload));
+    np.req_bytes = double(lp.framing->packet_wire_bytes(0, PacketKind::kNvlsReq)) / full;
+    np.read_bytes = double(lp.framing->packet_wire_bytes(0, PacketKind::kNvlsRead)) / full;
     const uint32_t one = uint32_t(std::min<uint64_t>(small, lp.packet_payload));
     const auto ser = [&](PacketKind k, uint32_t payload) {
-      return double(lp.framing.packet_wire_bytes(payload, k)) * 8.0 / double(lp.rate_bps);
+      return double(lp.framing->packet_wire_bytes(payload, k)) * 8.0 / double(lp.rate_bps);
     };
     const double lat = sec(lp.latency_ps), pipe = sec(sp.pipeline_latency_ps);
     const auto engine = [&](uint64_t Bps) { return Bps ? double(one) / double(Bps) : 0.0; };

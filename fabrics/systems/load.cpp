@@ -107,8 +107,9 @@ class Loader {
       LinkParams l = std::any_cast<LinkParams>(p.store(link_params()));
       l.type_name = name;
       const FramingKind& f = framings().at(p.str("framing"));
-      f.apply(l, p.store(f.params));
-      if (f.check) f.check(l, p);
+      const std::any framing = p.store(f.params);
+      f.apply(l, framing);
+      if (f.check) f.check(l, framing, p);
       check_link(l, p);
       s_.link_types[name] = l;
       s_.resolved["link_types"][name] = p.to_json();

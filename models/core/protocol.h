@@ -7,7 +7,7 @@
 
 namespace fabricsim {
 
-// Credits travel on the backward path with this phase (see port.h).
+// Credits travel on the backward path with this phase (see models/link/port.h).
 DECLARE_EXTENDED_PHASE(CREDIT_RETURN);
 
 struct fabric_protocol_types {

@@ -16,7 +16,7 @@
 
 #include "models/core/device_model.h"
 #include "models/core/fifo.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/core/rng.h"
 #include "models/core/timer.h"
 #include "models/switch/arbiter.h"

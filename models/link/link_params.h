@@ -1,11 +1,11 @@
-// One link type's parameters (both directions are alike): plain data, no SystemC, so the
-// config layer builds it and the ports take it. Declared for configs in
-// models/link/link_type.cpp.
+// Parameters of one link type. Plain C++ (no SystemC): the config layer builds them
+// (declared in models/link/link_type.cpp, defaults there).
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 
-#include "models/core/framing.h"
+#include "models/link/link_layer.h"
 
 namespace fabricsim {
 
@@ -14,7 +14,7 @@ struct LinkParams {
   std::string type_name;        // YAML link type name, for messages
   std::string protocol;         // "nvlink", "ethernet", ...: both ends must speak it
   uint64_t rate_bps = 0;        // per direction: lanes x lane rate x encoding efficiency
-  Framing framing;
+  std::shared_ptr<const Framing> framing;  // shared by every port of this link type
   uint32_t packet_payload = 0;  // payload bytes per packet the traffic uses
   uint64_t latency_ps = 0;      // propagation + PHY/FEC latency, one way
   uint32_t vcs = 0;             // virtual channels, each with its own credits

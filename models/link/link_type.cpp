@@ -105,7 +105,7 @@ std::vector<ParamSpec> link_type_specs() {
 }
 
 void check_link(const LinkParams& l, const ParamReader& r) {
-  const uint64_t pkt_wire = l.framing.packet_wire_bytes(l.packet_payload);
+  const uint64_t pkt_wire = l.framing->packet_wire_bytes(l.packet_payload);
   if (l.rx_buffer_bytes < pkt_wire)
     r.fail("rx_buffer",
            "rx_buffer " + format_bytes(l.rx_buffer_bytes) + " is smaller than one packet (" +

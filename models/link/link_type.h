@@ -22,8 +22,10 @@ struct FramingKind {
   ParamBlock params;  // its keys, written in the link type
   // Sets link.framing from the params object.
   std::function<void(LinkParams& link, const std::any& params)> apply;
-  // Checks of the link type that only this framing can judge (optional).
-  std::function<void(const LinkParams& link, const ParamReader& values)> check = {};
+  // Checks of the link type that only this framing can judge (optional); `params` is its
+  // params object.
+  std::function<void(const LinkParams& link, const std::any& params, const ParamReader& values)>
+      check = {};
 };
 
 Registry<FramingKind>& framings();

@@ -1,5 +1,5 @@
 // Parameters of NVLS, the in-switch reduction and multicast of NVSwitch3 and later
-// (declared in models/nvlink/nvls_feature.cpp; the model is the switch's NVLS unit).
+// (declared and modelled in models/nvlink/nvls_unit.cpp).
 #pragma once
 #include <cstdint>
 #include <string>

@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
-#include "models/core/framing.h"
+#include "models/link/serializer.h"
 
 namespace fabricsim {
 

@@ -215,7 +215,7 @@ void Switch::transfer(int in, int out, uint64_t t) {
 
   // The crossbar moves the ingress wire bytes; a transaction of several packets may
   // cut through, but its tail cannot cross before it has arrived.
-  const Framing& f = ports_[in]->link().framing;
+  const Framing& f = *ports_[in]->link().framing;
   const uint64_t xs = xbar_ps(out, p->link_bytes);
   uint64_t end = t + xs;
   if (p->npackets > 1) {

@@ -27,7 +27,7 @@
 
 #include "models/core/device_model.h"
 #include "models/core/fifo.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/core/stats.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/feature.h"

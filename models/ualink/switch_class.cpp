@@ -7,10 +7,8 @@
 namespace fabricsim {
 
 PortToPort port_to_port(const SwitchParams& sw, const LinkParams& link) {
-  // Stream framing: one codeword; other framings: one packet of the link's payload.
-  const uint64_t bytes = link.framing.kind == Framing::Kind::kUALink
-                             ? link.framing.fec_codeword_bytes
-                             : link.framing.packet_wire_bytes(link.packet_payload);
+  // What a receiver takes in before it can use a packet (stream framing: one codeword).
+  const uint64_t bytes = link.framing->receive_unit_bytes(link.packet_payload);
   PortToPort b;
   b.codeword_ps = transfer_ps(bytes, link.rate_bps);
   b.crossbar_ps = transfer_ps(bytes, uint64_t(double(link.rate_bps) * sw.speedup));

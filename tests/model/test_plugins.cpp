@@ -18,7 +18,7 @@
 #include "models/core/device_kind.h"
 #include "models/core/device_model.h"
 #include "models/core/fifo.h"
-#include "models/core/port.h"
+#include "models/link/port.h"
 #include "models/link/link_type.h"
 
 namespace fabricsim {

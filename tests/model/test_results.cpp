@@ -1,6 +1,6 @@
 // The nccl-tests style result rows (fabrics/results.h): algbw, busbw, time.
 // Pure C++ checks, but they live in model_tests: linking this code pulls in SystemC
-// (framing.cpp includes models/core/packet.h -> <tlm>; results.h includes system_spec.h),
+// (results.h includes system_spec.h),
 // and libsystemc needs an sc_main, which only model_tests provides.
 #include "fabrics/cli/results.h"
 

@@ -55,8 +55,8 @@ TEST_P(RingClosedForm, SimulatedTimeMatchesClosedFormWithin1Percent) {
 
   auto hop_ps = [&](uint64_t bytes) {
     const uint64_t full = bytes / link.packet_payload, last = bytes % link.packet_payload;
-    uint64_t wire = full * link.framing.packet_wire_bytes(link.packet_payload);
-    if (last) wire += link.framing.packet_wire_bytes(uint32_t(last));
+    uint64_t wire = full * link.framing->packet_wire_bytes(link.packet_payload);
+    if (last) wire += link.framing->packet_wire_bytes(uint32_t(last));
     return transfer_ps(wire, link.rate_bps);
   };
   auto reduce_ps = [&](uint64_t bytes) {

@@ -114,7 +114,7 @@ struct EgressBench {
     bench = std::make_unique<tb::StarBench>(3, sp, ep, tb::nvlink_like(5'000, 64 * 160),
                                             std::move(features));
   }
-  const Port::Counters& tx(int port) { return bench->sw->port(port).counters(); }
+  Port::Counters tx(int port) { return bench->sw->port(port).counters(); }
 };
 
 }  // namespace

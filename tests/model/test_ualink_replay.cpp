@@ -22,8 +22,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/link/port.h"
 #include "models/switch/switch_kind.h"
-#include "models/core/port.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/switch.h"
 #include "testbenches/bench.h"

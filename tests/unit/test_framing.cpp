@@ -1,11 +1,9 @@
-// Protocol framing and byte-exact serialisation (models/core/framing.h).
-// Pure C++ checks, but they live in model_tests: linking this code pulls in SystemC
-// (framing.cpp includes models/core/packet.h -> <tlm>; results.h includes system_spec.h),
-// and libsystemc needs an sc_main, which only model_tests provides.
-#include "models/core/framing.h"
-
+// Protocol framing, the per-packet link layer and byte-exact serialisation
+// (models/nvlink/flit_framing.h, models/link/frame_framing.h, packet_link_layer.h,
+// serializer.h).
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,35 +11,38 @@
 
 #include "models/core/packet.h"
 #include "models/core/types.h"
+#include "models/link/frame_framing.h"
+#include "models/link/link_params.h"
+#include "models/link/serializer.h"
+#include "models/nvlink/flit_framing.h"
 
 namespace fabricsim {
 namespace {
 
 // NVLink-style: 16 B flits, header (with CRC) + address/byte-enable flit per packet.
-Framing nvlink() {
-  Framing f;
-  f.kind = Framing::Kind::kFlit;
+FlitFraming nvlink() {
+  FlitFramingParams f;
   f.flit_bytes = 16;
   f.overhead_flits = 2;
-  return f;
+  return FlitFraming(f);
 }
 
 // Plain Ethernet: 14 B MAC header + 4 B FCS = 18 B, 64 B minimum frame,
 // 7 B preamble + 1 B SFD + 12 B inter-frame gap = 20 B.
-Framing ethernet() {
-  Framing f;
-  f.kind = Framing::Kind::kFrame;
+FrameFramingParams ethernet_params() {
+  FrameFramingParams f;
   f.header_bytes = 18;
   f.min_frame_bytes = 64;
   f.gap_bytes = 20;
   return f;
 }
+FrameFraming ethernet() { return FrameFraming(ethernet_params()); }
 
 // RoCEv2: Ethernet 18 (incl. FCS) + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 62 B per packet.
-Framing rocev2() {
-  Framing f = ethernet();
+FrameFraming rocev2() {
+  FrameFramingParams f = ethernet_params();
   f.header_bytes = 18 + 20 + 8 + 12 + 4;
-  return f;
+  return FrameFraming(f);
 }
 
 Packet transaction(uint32_t payload, uint32_t packet_payload, uint32_t npackets) {
@@ -56,7 +57,7 @@ Packet transaction(uint32_t payload, uint32_t packet_payload, uint32_t npackets)
 // Flits
 
 TEST(Framing, FlitPacketWireBytes) {
-  const Framing f = nvlink();
+  const FlitFraming f = nvlink();
   EXPECT_EQ(f.packet_wire_bytes(128), 160u);  // 8 data + 2 overhead flits
   EXPECT_EQ(f.packet_wire_bytes(256), 288u);  // 16 + 2
   EXPECT_EQ(f.packet_wire_bytes(1), 48u);     // a partial flit is a whole flit: 1 + 2
@@ -66,26 +67,26 @@ TEST(Framing, FlitPacketWireBytes) {
 }
 
 TEST(Framing, FlitEfficiency) {
-  const Framing f = nvlink();
+  const FlitFraming f = nvlink();
   EXPECT_DOUBLE_EQ(f.efficiency(128), 0.8);        // 128 / 160
   EXPECT_DOUBLE_EQ(f.efficiency(256), 256.0 / 288.0);
   EXPECT_DOUBLE_EQ(f.efficiency(0), 0.0);
 }
 
 TEST(Framing, FlitOverheadFlitsAndFlitSizeAreParameters) {
-  Framing f = nvlink();
-  f.overhead_flits = 1;
-  EXPECT_EQ(f.packet_wire_bytes(128), 144u);  // 8 + 1 flits
-  f.flit_bytes = 32;
-  EXPECT_EQ(f.packet_wire_bytes(128), 160u);  // 4 + 1 flits of 32 B
-  EXPECT_EQ(f.packet_wire_bytes(33), 96u);    // 2 + 1
+  FlitFramingParams p = nvlink().params();
+  p.overhead_flits = 1;
+  EXPECT_EQ(FlitFraming(p).packet_wire_bytes(128), 144u);  // 8 + 1 flits
+  p.flit_bytes = 32;
+  EXPECT_EQ(FlitFraming(p).packet_wire_bytes(128), 160u);  // 4 + 1 flits of 32 B
+  EXPECT_EQ(FlitFraming(p).packet_wire_bytes(33), 96u);    // 2 + 1
 }
 
 // ---------------------------------------------------------------------------------------
 // Frames
 
 TEST(Framing, EthernetFrameWireBytes) {
-  const Framing f = ethernet();
+  const FrameFraming f = ethernet();
   EXPECT_EQ(f.packet_wire_bytes(1500), 1538u);  // the classic 1538 B per MTU frame
   EXPECT_EQ(f.packet_wire_bytes(1), 84u);       // padded to 64 B + 20 B: the classic minimum
   EXPECT_EQ(f.packet_wire_bytes(0), 84u);
@@ -95,7 +96,7 @@ TEST(Framing, EthernetFrameWireBytes) {
 }
 
 TEST(Framing, RoceFrameWireBytes) {
-  const Framing f = rocev2();
+  const FrameFraming f = rocev2();
   EXPECT_EQ(f.packet_wire_bytes(1500), 1500u + 62u + 20u);  // 1582
   EXPECT_EQ(f.packet_wire_bytes(1), 84u);                   // 63 B frame padded to 64
   EXPECT_EQ(f.packet_wire_bytes(2), 84u);                   // 64 B frame, no padding
@@ -110,11 +111,14 @@ TEST(Framing, TransactionIsSumOverPacketsWithShortLastPacket) {
   // 600 B in packets of 128 B: four full packets and a last one of 600 - 4*128 = 88 B.
   const Packet p = transaction(600, 128, 5);
   ASSERT_EQ(p.last_packet_payload(), 88u);
-  for (const Framing& f : {nvlink(), ethernet(), rocev2()}) {
+  const FlitFraming nv = nvlink();
+  const FrameFraming eth = ethernet(), roce = rocev2();
+  const Framing* const framings[] = {&nv, &eth, &roce};
+  for (const Framing* f : framings) {
     uint64_t sum = 0;
-    for (uint32_t k = 0; k < 4; ++k) sum += f.packet_wire_bytes(128);
-    sum += f.packet_wire_bytes(88);
-    EXPECT_EQ(f.transaction_wire_bytes(p), sum) << f.describe();
+    for (uint32_t k = 0; k < 4; ++k) sum += f->packet_wire_bytes(128);
+    sum += f->packet_wire_bytes(88);
+    EXPECT_EQ(f->transaction_wire_bytes(p), sum) << f->describe();
   }
   // Explicit values: flits 4 x 160 + (6 data + 2) x 16 = 768;
   // RoCEv2 4 x (128 + 62 + 20) + (88 + 62 + 20) = 840 + 170 = 1010.
@@ -138,6 +142,49 @@ TEST(Framing, SinglePacketTransaction) {
 TEST(Framing, DescribeNamesTheParameters) {
   EXPECT_NE(nvlink().describe().find("16"), std::string::npos);
   EXPECT_NE(ethernet().describe().find("64"), std::string::npos);
+}
+
+// A receiver (a switch port) uses a packet once the whole packet is in, and a packet is
+// usable when its last byte is: no slack for the replay buffer's ack round trip.
+TEST(Framing, PerPacketFramingsReceiveOnePacketAndHaveNoReplaySlack) {
+  EXPECT_EQ(nvlink().receive_unit_bytes(128), 160u);
+  EXPECT_EQ(rocev2().receive_unit_bytes(1500), 1582u);
+  EXPECT_EQ(ethernet().receive_unit_bytes(1), 84u);
+  EXPECT_EQ(nvlink().replay_slack_bytes(), 0u);
+  EXPECT_EQ(rocev2().replay_slack_bytes(), 0u);
+}
+
+// ---------------------------------------------------------------------------------------
+// The per-packet link layer (no SystemC needed): 200 Gb/s = 40 ps per byte.
+
+// A single packet is store-and-forward: usable at the far end when its last byte is sent.
+// A transaction of several packets cuts through: its head is its first packet, its tail
+// cannot be sent before its last packet has arrived here (tail_ps) and been serialised.
+TEST(PacketLinkLayer, SinglePacketsAndCutThroughTransactions) {
+  LinkParams l;
+  l.rate_bps = 200'000'000'000ull;
+  l.framing = std::make_shared<const FlitFraming>(nvlink());
+  const std::unique_ptr<LinkLayer> ll = l.framing->make_link_layer(l, 1, "t.port[0]");
+
+  // Sends `p` at `t`: `wire` bytes, first packet usable at `head`, last at `tail`, when
+  // the transmitter is free again too.
+  const auto sends = [&](const Packet& p, uint64_t t, uint64_t wire, uint64_t head,
+                         uint64_t tail) {
+    ASSERT_EQ(ll->prepare(p), wire);
+    const TxTiming tm = ll->send(p, t, wire);
+    EXPECT_EQ(tm.head_ps, head);
+    EXPECT_EQ(tm.tail_ps, tail);
+    EXPECT_EQ(tm.free_ps, tail);
+  };
+  sends(transaction(128, 128, 1), 1'000, 160, 1'000 + 6'400, 1'000 + 6'400);
+  // 600 B: 4 x 160 + (6 + 2) x 16 = 768 B, 30.72 ns; the first packet takes 6.4 ns, the
+  // last (88 B, 128 wire bytes) 5.12 ns.
+  Packet five = transaction(600, 128, 5);
+  five.tail_ps = 20'000;  // its last packet was in by then: the line sets the tail
+  sends(five, 10'000, 768, 10'000 + 6'400, 10'000 + 30'720);
+  five.tail_ps = 100'000;  // it comes in slower than it leaves: the tail waits for it
+  sends(five, 50'000, 768, 50'000 + 6'400, 100'000 + 5'120);
+  EXPECT_EQ(ll->retry_counters().crc_errors, 0u);
 }
 
 // ---------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@
 
 #include "fabrics/config/document.h"
 #include "fabrics/config/params.h"
-#include "models/core/framing.h"
+#include "models/link/frame_framing.h"
 #include "models/link/link_type.h"
 #include "models/pcie/host_path.h"
 
@@ -30,11 +30,11 @@ cfg::Params pcie_link() {
 TEST(PcieFraming, Gen5x16EfficiencyIsPayloadOverPayloadPlusOverheadsTimes128Over130) {
   const cfg::Params p = pcie_link();
   ASSERT_EQ(p.str("framing"), "frame");
-  Framing f;
-  f.kind = Framing::Kind::kFrame;
-  f.header_bytes = uint32_t(p.bytes("header_bytes"));
-  f.min_frame_bytes = uint32_t(p.bytes("min_frame_bytes"));
-  f.gap_bytes = uint32_t(p.bytes("gap_bytes"));
+  FrameFramingParams fp;
+  fp.header_bytes = uint32_t(p.bytes("header_bytes"));
+  fp.min_frame_bytes = uint32_t(p.bytes("min_frame_bytes"));
+  fp.gap_bytes = uint32_t(p.bytes("gap_bytes"));
+  const FrameFraming f(fp);
   const uint32_t payload = uint32_t(p.bytes("packet_payload"));
   EXPECT_EQ(payload, 256u);
   EXPECT_EQ(f.packet_wire_bytes(payload), 256u + 26u + 4u);

@@ -1,15 +1,20 @@
-// UALink 1.0 stream framing (models/core/framing.h: Framing::Kind::kUALink, FlitStream).
+// UALink 1.0 stream framing (models/ualink/ualink_framing.h: UALinkFraming; flit_stream.h,
+// stream_link_layer.h).
 // Pure C++: wire bytes of 64/128/256 B requests, reads and responses; exact long-run
 // totals of the stream (time and wire bytes); the ~93% payload efficiency of large writes.
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "models/core/framing.h"
 #include "models/core/packet.h"
 #include "models/core/rng.h"
 #include "models/core/types.h"
+#include "models/link/link_params.h"
+#include "models/link/link_type.h"
+#include "models/ualink/flit_stream.h"
+#include "models/ualink/ualink_framing.h"
 
 namespace fabricsim {
 namespace {
@@ -17,10 +22,9 @@ namespace {
 // UALink 1.0 as configured in configs/ualink_pod8.yaml: 64 B TL flits (32 B half-flits),
 // 16 B request / 8 B response fields, 640 B DL flits with 12 B of header + segment headers
 // + CRC (628 B of TL stream), one 680 B RS(544,514) codeword per DL flit.
-Framing ualink() {
-  Framing f;
-  f.kind = Framing::Kind::kUALink;
-  return f;
+// The declared defaults of framing: ualink.
+UALinkFraming ualink() {
+  return UALinkFraming(defaults<UALinkFramingParams>(framings().at("ualink").params));
 }
 
 // x4 port at the 212.5 GT/s signalling rate: 850 Gb/s; one 680 B codeword = 6400 ps.
@@ -28,13 +32,13 @@ constexpr uint64_t kX4 = 4 * 212'500'000'000ull;
 constexpr uint64_t kX1 = 212'500'000'000ull;
 
 TEST(UALinkFraming, DefaultsAreUALink10) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   EXPECT_EQ(f.dl_payload_bytes(), 628u);  // 640 - 3 B flit header - 5 x 1 B segment hdr - 4 B CRC
-  EXPECT_EQ(f.fec_codeword_bytes, 680u);
+  EXPECT_EQ(f.params().fec_codeword_bytes, 680u);
   // 680 / 640 = 212.5 / 200: the codeword overhead is exactly what separates the
   // signalling rate from the 200 Gb/s data rate, so counting codeword bytes at 212.5 Gb/s
   // equals counting DL-flit bytes at 200 Gb/s (no double count).
-  EXPECT_EQ(u128(f.fec_codeword_bytes) * 200, u128(f.dl_flit_bytes) * 2125 / 10);
+  EXPECT_EQ(u128(f.params().fec_codeword_bytes) * 200, u128(f.params().dl_flit_bytes) * 2125 / 10);
   FlitStream s(f, kX4);
   EXPECT_EQ(s.codeword_ps(), 6400u);
   EXPECT_EQ(FlitStream(f, kX1).codeword_ps(), 25600u);
@@ -44,7 +48,7 @@ TEST(UALinkFraming, DefaultsAreUALink10) {
 // TL layout: writes carry a 16 B request field + data in 32 B half-flits; reads a 16 B
 // request field; read responses and write acks an 8 B response field (+ their data).
 TEST(UALinkFraming, TlBytesPerRequest) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   EXPECT_EQ(f.tl_bytes(64), 80u);
   EXPECT_EQ(f.tl_bytes(128), 144u);
   EXPECT_EQ(f.tl_bytes(192), 208u);
@@ -58,7 +62,7 @@ TEST(UALinkFraming, TlBytesPerRequest) {
 
 // A lone packet is charged its share of codeword bytes, rounded up: ceil(tl x 680 / 628).
 TEST(UALinkFraming, PacketWireBytes) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   EXPECT_EQ(f.packet_wire_bytes(64), 87u);    // 80 x 680 / 628 = 86.62
   EXPECT_EQ(f.packet_wire_bytes(128), 156u);  // 144 x 680 / 628 = 155.92
   EXPECT_EQ(f.packet_wire_bytes(256), 295u);  // 272 x 680 / 628 = 294.52
@@ -76,7 +80,7 @@ TEST(UALinkFraming, PacketWireBytes) {
 // 256 x 628 / (272 x 640) = 92.35%; against the 212.5 GT/s signalling rate it is
 // 256 x 628 / (272 x 680) = 86.92%. 64 B writes: 64 x 628 / (80 x 640) = 78.5%.
 TEST(UALinkFraming, LargeWriteEfficiencyIs93PercentOfDataRate) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   EXPECT_NEAR(f.data_rate_efficiency(256), 0.93, 0.01);
   EXPECT_DOUBLE_EQ(f.data_rate_efficiency(256), 256.0 * 628 / (272.0 * 640));
   EXPECT_DOUBLE_EQ(f.efficiency(256), 256.0 * 628 / (272.0 * 680));
@@ -94,7 +98,7 @@ TEST(UALinkFraming, LargeWriteEfficiencyIs93PercentOfDataRate) {
 // A lone 64 B write on an idle x4 link: its 80 TL bytes take 80/628 of a codeword, but
 // the receiver can use it only when the whole (padded) codeword has been sent.
 TEST(UALinkFraming, LonePacketWaitsForItsCodeword) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   FlitStream s(f, kX4);
   const FlitStream::Placement p = s.place(1000, 80, 80);
   EXPECT_EQ(p.start_ps, 1000u);
@@ -106,7 +110,7 @@ TEST(UALinkFraming, LonePacketWaitsForItsCodeword) {
 // Packets that arrive while a codeword is still being sent share it; one that arrives
 // after the codeword's end starts a new codeword at its arrival.
 TEST(UALinkFraming, LatePacketsJoinTheOpenCodewordOrStartANewOne) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   FlitStream s(f, kX4);
   const FlitStream::Placement a = s.place(0, 80, 80);
   // At 3000 ps the codeword has passed ceil(3000 x 628 / 6400) = 295 slots: the next
@@ -133,7 +137,7 @@ TEST(UALinkFraming, LatePacketsJoinTheOpenCodewordOrStartANewOne) {
 // exact stream time, their codewords complete at whole codeword times, and the wire bytes
 // charged sum to floor(total TL bytes x 680 / 628): within 1 ps and 1 byte however long.
 TEST(UALinkFraming, LongRunsAreExact) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   for (uint64_t rate : {kX1, 2 * kX1, kX4, uint64_t(3 * 212'500'000'001ull)}) {
     FlitStream s(f, rate);
     Rng rng(7, "ualink_sizes");
@@ -155,6 +159,43 @@ TEST(UALinkFraming, LongRunsAreExact) {
     EXPECT_EQ(done, uint64_t(u128(codewords) * 680u * 8u * 1'000'000'000'000ull / rate)) << rate;
     EXPECT_EQ(wire, uint64_t(u128(tl_total) * 680u / 628u)) << rate;
   }
+}
+
+// A switch port takes in one whole codeword before it uses a packet (the DL flit's CRC),
+// and a packet is usable up to one codeword after its last byte was sent.
+TEST(UALinkFraming, ReceiveUnitAndReplaySlackAreOneCodeword) {
+  const UALinkFraming f = ualink();
+  EXPECT_EQ(f.receive_unit_bytes(64), 680u);
+  EXPECT_EQ(f.receive_unit_bytes(256), 680u);
+  EXPECT_EQ(f.replay_slack_bytes(), 680u);
+}
+
+// The port's link layer on a UALink link is the stream: each transaction's wire bytes are
+// the stream's charge (its remainder carried) and its times are the placement's.
+TEST(UALinkFraming, StreamLinkLayerChargesAndTimesAsTheStream) {
+  LinkParams l;
+  l.rate_bps = kX4;
+  l.framing = std::make_shared<const UALinkFraming>(ualink());
+  const std::unique_ptr<LinkLayer> ll = l.framing->make_link_layer(l, 1, "t.port[0]");
+  FlitStream ref(ualink(), kX4);
+  Rng rng(5, "ualink_sizes");
+  const uint32_t sizes[4] = {64, 128, 192, 256};
+  uint64_t t = 0;
+  for (int i = 0; i < 10'000; ++i) {
+    Packet p;
+    p.payload_bytes = p.packet_payload = sizes[rng.below(4)];
+    p.npackets = 1;
+    const uint64_t tl = ualink().tl_bytes(p.payload_bytes);
+    const uint64_t wire = ll->prepare(p);
+    ASSERT_EQ(wire, ref.peek_wire(tl)) << i;
+    const TxTiming tm = ll->send(p, t, wire);
+    const FlitStream::Placement pl = ref.place(t, tl, tl);
+    ASSERT_EQ(tm.head_ps, pl.done_ps) << i;
+    ASSERT_EQ(tm.tail_ps, pl.done_ps) << i;
+    ASSERT_EQ(tm.free_ps, pl.free_ps) << i;
+    t = tm.free_ps + (rng.below(4) == 0 ? rng.below(10'000) : 0);
+  }
+  EXPECT_EQ(ll->retry_counters().crc_errors, 0u);
 }
 
 }  // namespace

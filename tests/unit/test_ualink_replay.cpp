@@ -1,4 +1,4 @@
-// UALink link-level replay in the stream framing (models/core/framing.h: FlitStream with
+// UALink link-level replay in the stream framing (models/ualink/flit_stream.h: FlitStream with
 // enable_replay; docs/models.md "Link-level retry" and "UALink 1.0"). Pure C++, with a
 // scripted error pattern: the error unit is the 680 B codeword (one 640 B DL flit), a bad
 // copy is NAKed and replayed go-back-N, so its good copy, and every later codeword of the
@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "models/core/framing.h"
+#include "models/link/bit_errors.h"
+#include "models/link/link_type.h"
+#include "models/ualink/flit_stream.h"
+#include "models/ualink/ualink_framing.h"
 #include "models/core/rng.h"
 
 namespace fabricsim {
@@ -23,10 +26,9 @@ constexpr uint64_t kX = kCW + kD;                 // 76.4 ns per bad copy
 constexpr uint64_t kBits = 8 * 680;               // bits of one codeword
 constexpr uint64_t kWrite = 272;                  // TL bytes of a 256 B write
 
-Framing ualink() {
-  Framing f;
-  f.kind = Framing::Kind::kUALink;
-  return f;
+// The declared defaults of framing: ualink.
+UALinkFraming ualink() {
+  return UALinkFraming(defaults<UALinkFramingParams>(framings().at("ualink").params));
 }
 
 // Good bits before each bit error, in order; then no more errors.
@@ -61,7 +63,7 @@ std::vector<FlitStream::Placement> stream_writes(FlitStream& s, int n) {
 // codeword + D, as is every later packet. The placement that opened codeword 3 reports
 // the bad copy.
 TEST(UALinkReplayStream, BadCodewordDelaysPacketsEndingInOrAfterItByOneCodewordPlusD) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   Scripted errors({3 * kBits + 17});
   FlitStream s(f, kX4);
   s.enable_replay(&errors, kD);
@@ -92,7 +94,7 @@ TEST(UALinkReplayStream, BadCodewordDelaysPacketsEndingInOrAfterItByOneCodewordP
 // Two bad copies of the same codeword cost two replays; two bad codewords add up; a
 // packet after both is late by 3 x (codeword + D), one between them by 2 x.
 TEST(UALinkReplayStream, ReplaysAccumulatePerBadCopy) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   // codeword 1: first copy bad (bit 100), replayed copy bad (bit 5), next copy good;
   // then 4 good codewords (2..5) and codeword 6 bad.
   Scripted errors({kBits + 100, 5, 4 * kBits + (kBits - 5) + 1000});
@@ -116,7 +118,7 @@ TEST(UALinkReplayStream, ReplaysAccumulatePerBadCopy) {
 // the window, the receiver discards it, the replay re-sends it after the bad codeword);
 // one that comes after the replay starts a new run at its arrival.
 TEST(UALinkReplayStream, NakWindowPacketsFollowTheGoodCopy) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   Scripted errors({40});  // codeword 0 bad
   FlitStream s(f, kX4);
   s.enable_replay(&errors, kD);
@@ -138,7 +140,7 @@ TEST(UALinkReplayStream, NakWindowPacketsFollowTheGoodCopy) {
 // Replay on, but no error in the stream: times are those of the plain stream to the
 // picosecond (mixed sizes, gaps, late joins).
 TEST(UALinkReplayStream, NoErrorIsTimingIdenticalToThePlainStream) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   Scripted errors({});
   FlitStream s(f, kX4), ref(f, kX4);
   s.enable_replay(&errors, kD);
@@ -160,7 +162,7 @@ TEST(UALinkReplayStream, NoErrorIsTimingIdenticalToThePlainStream) {
 // its last packet's. 8 writes = 2176 slots = codewords 0..3; codeword 2 is bad: the first
 // packet (codeword 0) is on time, the whole transaction late by one codeword + D.
 TEST(UALinkReplayStream, TransactionHeadAndTailAcrossABadCodeword) {
-  const Framing f = ualink();
+  const UALinkFraming f = ualink();
   Scripted errors({2 * kBits + 1});
   FlitStream s(f, kX4);
   s.enable_replay(&errors, kD);

@@ -1,93 +1,14 @@
-// Byte-exact wire time: protocol framing (payload bytes -> wire bytes) and serialisation
-// in integer picoseconds with the remainder carried, so long runs at rates that do not
-// divide 1 ps (e.g. 200 Gb/s -> 40 ps/byte exactly, 212.5 Gb/s -> not) never drift.
+// The UALink DL stream: where each packet's TL bytes land in the stream of DL flits (FEC
+// codewords), when they are on the wire, and codeword replay (docs/models.md "UALink 1.0").
+// Plain C++.
 #pragma once
 #include <cstdint>
-#include <string>
 
-#include "models/core/packet.h"
 #include "models/core/types.h"
+#include "models/link/bit_errors.h"
+#include "models/ualink/ualink_framing.h"
 
 namespace fabricsim {
-
-struct Framing {
-  enum class Kind : uint8_t {
-    kFlit,   // NVLink-style: whole flits; header/CRC and byte-enable flits per packet
-    kFrame,  // Ethernet-style: header + FCS, minimum frame, preamble + inter-frame gap
-    kUALink, // stream: TL fields + data packed into DL flits, each sent as one FEC codeword
-  };
-  Kind kind = Kind::kFlit;
-  uint32_t flit_bytes = 16;     // kFlit: bytes per flit
-  uint32_t overhead_flits = 1;  // kFlit: non-data flits per packet (header incl. CRC, ...)
-  uint32_t request_flits = 0;   // kFlit: flits of a header-only packet (a read request,
-                                // no payload); 0 = overhead_flits
-  uint32_t header_bytes = 0;    // kFrame: per-packet header + trailer bytes (incl. FCS)
-  uint32_t min_frame_bytes = 0; // kFrame: frames shorter than this are padded
-  uint32_t gap_bytes = 0;       // kFrame: preamble + SFD + inter-frame gap
-  // kUALink (UALink 1.0; docs/models.md "UALink 1.0"). A packet is a TL field (request
-  // or response header) plus its data in half-flits of tl_flit_bytes / 2; the TL stream
-  // fills the dl_flit_bytes - dl_overhead_bytes payload of each DL flit back to back, and
-  // every DL flit goes on the wire as one fec_codeword_bytes codeword.
-  uint32_t tl_flit_bytes = 64;       // TL flit; data travels in its 32 B half-flits
-  uint32_t tl_request_bytes = 16;    // request field (write, read request)
-  uint32_t tl_response_bytes = 8;    // response field (read response, write response)
-  uint32_t dl_flit_bytes = 640;      // DL flit
-  uint32_t dl_overhead_bytes = 12;   // DL flit header + segment headers + CRC
-  uint32_t fec_codeword_bytes = 680; // RS(544,514) codeword carrying one DL flit
-
-  // Wire bytes of one packet carrying `payload` bytes. kUALink: the packet's share of
-  // codeword bytes rounded up (a lone packet; streams carry the remainder, FlitStream).
-  uint64_t packet_wire_bytes(uint32_t payload, PacketKind pk = PacketKind::kData) const;
-  // Wire bytes of a transaction: every packet framed separately.
-  uint64_t transaction_wire_bytes(const Packet& p) const;
-  // kUALink: TL stream bytes of one packet: its field + data rounded up to half-flits.
-  uint64_t tl_bytes(uint32_t payload, PacketKind pk = PacketKind::kData) const;
-  uint64_t transaction_tl_bytes(const Packet& p) const;
-  uint32_t dl_payload_bytes() const { return dl_flit_bytes - dl_overhead_bytes; }
-  // Payload / wire for back-to-back packets of `payload` bytes: the protocol efficiency.
-  // kUALink, exact for a long stream: payload / (tl_bytes x codeword / DL payload).
-  double efficiency(uint32_t payload, PacketKind pk = PacketKind::kData) const;
-  // kUALink: efficiency against the data rate instead of the signalling rate, i.e. against
-  // DL-flit bytes instead of codeword bytes: payload x (dl_flit - dl_overhead) /
-  // (tl_bytes x dl_flit). The UALink 1.0 "200 Gb/s per lane" is this data rate: 212.5
-  // GT/s x 640 / 680. For 256 B writes: 256 x 628 / (272 x 640) = 92.35%.
-  double data_rate_efficiency(uint32_t payload, PacketKind pk = PacketKind::kData) const {
-    return double(payload) * dl_payload_bytes() / (double(tl_bytes(payload, pk)) * dl_flit_bytes);
-  }
-  std::string describe() const;
-};
-
-// Serialisation time in integer picoseconds at a fixed bit rate. Remainders are carried
-// from one call to the next, so the sum over N transactions equals the exact total to
-// within one picosecond, whatever N is.
-class Serializer {
- public:
-  explicit Serializer(uint64_t rate_bps = 1) : rate_bps_(rate_bps) {}
-  uint64_t rate_bps() const { return rate_bps_; }
-  // Time to put `wire_bytes` on the wire; advances the carried remainder.
-  uint64_t take_ps(uint64_t wire_bytes) {
-    u128 num = u128(wire_bytes) * 8u * 1000000000000ull + rem_;
-    rem_ = num % rate_bps_;
-    return uint64_t(num / rate_bps_);
-  }
-  // Same time without touching the remainder (rounded up): for latency bookkeeping only.
-  uint64_t peek_ps(uint64_t wire_bytes) const {
-    return transfer_ps(wire_bytes, rate_bps_);
-  }
-
- private:
-  uint64_t rate_bps_;
-  u128 rem_ = 0;
-};
-
-// Source of bit errors for a FlitStream with link-level replay: the number of good wire
-// bits before the next bit error, drawn afresh at each call (a geometric distribution for
-// independent bit errors; tests script it).
-class BitErrors {
- public:
-  virtual ~BitErrors() = default;
-  virtual uint64_t next_gap() = 0;
-};
 
 // UALink DL stream (one per transmitter): places each packet's TL bytes in the DL-flit
 // stream and says when its bytes are on the wire and when the codeword holding its last
@@ -114,8 +35,10 @@ class BitErrors {
 class FlitStream {
  public:
   FlitStream() = default;
-  FlitStream(const Framing& f, uint64_t rate_bps)
-      : cw_bytes_(f.fec_codeword_bytes), dlp_(f.dl_payload_bytes()), rate_bps_(rate_bps) {}
+  FlitStream(const UALinkFraming& f, uint64_t rate_bps)
+      : cw_bytes_(f.params().fec_codeword_bytes),
+        dlp_(f.dl_payload_bytes()),
+        rate_bps_(rate_bps) {}
 
   struct Placement {
     uint64_t start_ps = 0;  // its first TL byte goes on the wire

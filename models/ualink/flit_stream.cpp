@@ -1,69 +1,8 @@
-#include "models/core/framing.h"
+#include "models/ualink/flit_stream.h"
 
 #include <algorithm>
-#include <sstream>
-
-#include "models/core/packet.h"
 
 namespace fabricsim {
-
-uint64_t Framing::tl_bytes(uint32_t payload, PacketKind k) const {
-  // Responses (read data, write completions) carry a response field, everything else a
-  // request field; data travels in whole half-flits.
-  const bool response =
-      k == PacketKind::kAck || k == PacketKind::kNack || k == PacketKind::kReadResp;
-  const uint64_t half = tl_flit_bytes / 2;
-  const uint64_t data = (uint64_t(payload) + half - 1) / half * half;
-  return (response ? tl_response_bytes : tl_request_bytes) + data;
-}
-
-uint64_t Framing::transaction_tl_bytes(const Packet& p) const {
-  if (p.npackets <= 1) return tl_bytes(p.payload_bytes, p.kind);
-  return uint64_t(p.npackets - 1) * tl_bytes(p.packet_payload, p.kind) +
-         tl_bytes(p.last_packet_payload(), p.kind);
-}
-
-double Framing::efficiency(uint32_t payload, PacketKind k) const {
-  if (kind == Kind::kUALink)
-    return double(payload) * dl_payload_bytes() /
-           (double(tl_bytes(payload, k)) * fec_codeword_bytes);
-  return double(payload) / double(packet_wire_bytes(payload, k));
-}
-
-uint64_t Framing::packet_wire_bytes(uint32_t payload, PacketKind k) const {
-  if (kind == Kind::kUALink) {
-    const uint64_t dlp = dl_payload_bytes();
-    return (tl_bytes(payload, k) * fec_codeword_bytes + dlp - 1) / dlp;
-  }
-  if (kind == Kind::kFlit) {
-    if (payload == 0 && request_flits) return uint64_t(request_flits) * flit_bytes;
-    uint64_t data_flits = (uint64_t(payload) + flit_bytes - 1) / flit_bytes;
-    return (overhead_flits + data_flits) * flit_bytes;
-  }
-  uint64_t frame = std::max<uint64_t>(uint64_t(payload) + header_bytes, min_frame_bytes);
-  return frame + gap_bytes;
-}
-
-uint64_t Framing::transaction_wire_bytes(const Packet& p) const {
-  if (p.npackets <= 1) return packet_wire_bytes(p.payload_bytes, p.kind);
-  return uint64_t(p.npackets - 1) * packet_wire_bytes(p.packet_payload, p.kind) +
-         packet_wire_bytes(p.last_packet_payload(), p.kind);
-}
-
-std::string Framing::describe() const {
-  std::ostringstream os;
-  if (kind == Kind::kFlit)
-    os << "flits of " << flit_bytes << " B, " << overhead_flits << " overhead flit(s) per packet";
-  else if (kind == Kind::kUALink)
-    os << "UALink: " << tl_request_bytes << " B request / " << tl_response_bytes
-       << " B response field + data in " << tl_flit_bytes / 2 << " B half-flits, packed into "
-       << dl_flit_bytes << " B DL flits (" << dl_payload_bytes() << " B of TL stream each), one "
-       << fec_codeword_bytes << " B FEC codeword per DL flit";
-  else
-    os << header_bytes << " B header+FCS, min frame " << min_frame_bytes << " B, " << gap_bytes
-       << " B preamble+gap per packet";
-  return os.str();
-}
 
 FlitStream::Placement FlitStream::place(uint64_t t, uint64_t tl, uint64_t first_tl) {
   // Earliest slot at or after t in the open run: back to back after the previous packet,

@@ -1,7 +1,4 @@
-#include "models/core/port.h"
-
-#include <algorithm>
-#include <cmath>
+#include "models/link/port.h"
 
 #include "models/core/errors.h"
 
@@ -38,13 +35,11 @@ void Port::wake(uint32_t what) {
 
 void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed) {
   FABRICSIM_ASSERT(!attached_, display_name_ + " attached twice");
-  FABRICSIM_ASSERT(link.rate_bps > 0 && link.vcs > 0, display_name_ + ": bad link parameters");
+  FABRICSIM_ASSERT(link.rate_bps > 0 && link.vcs > 0 && link.framing,
+                   display_name_ + ": bad link parameters");
   attached_ = true;
   link_ = link;
   peer_link_ = peer_link;
-  ser_ = Serializer(link.rate_bps);
-  ualink_ = link.framing.kind == Framing::Kind::kUALink;
-  if (ualink_) stream_ = FlitStream(link.framing, link.rate_bps);
   latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
   credits_.assign(link.vcs, peer_link.rx_buffer_bytes);
@@ -52,56 +47,9 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   if (retry_) {
     FABRICSIM_ASSERT(link.ber < 1 && link.replay_buffer_bytes > 0,
                      display_name_ + ": bad link-level retry parameters");
-    rng_.emplace(seed, display_name_);
-    log_keep_ = std::log1p(-link.ber);
-    nak_wait_ps_ = 2 * link.latency_ps + link.retry_latency_ps;
     ack_wait_ps_ = 2 * link.latency_ps + link.ack_delay_ps;
-    if (ualink_) {
-      // UALink: the error unit is the codeword; the stream draws from the same bit process.
-      gaps_.port = this;
-      stream_.enable_replay(&gaps_, nak_wait_ps_);
-    } else {
-      bits_to_error_ = draw_error_gap();
-    }
   }
-}
-
-// Inverse CDF of the geometric distribution: with U uniform in (0, 1],
-// G = floor(ln U / ln(1 - ber)) has P(G >= g) = (1 - ber)^g, the chance that g bits in a
-// row are good. Capped at 2^62 (never reached for ber >= 1e-15 in any run).
-uint64_t Port::draw_error_gap() {
-  const double u = 1.0 - rng_->uniform01();
-  const double g = std::floor(std::log(u) / log_keep_);
-  return g >= 0x1p62 ? (uint64_t(1) << 62) : uint64_t(g);
-}
-
-uint64_t Port::draw_crc_errors(uint32_t n, uint64_t full, uint64_t last, uint64_t& wait_ps,
-                               uint64_t& first_ps, uint64_t& last_ps) {
-  uint64_t extra = 0;
-  uint32_t k = 0;  // first packet of the current pass (the replay restarts at the bad one)
-  for (;;) {
-    const uint64_t pass_bits = 8 * (uint64_t(n - 1 - k) * full + last);
-    if (bits_to_error_ >= pass_bits) {
-      bits_to_error_ -= pass_bits;
-      return extra;
-    }
-    // The error falls in packet j: packets k..j-1 arrive good, j is NAKed, and go-back-N
-    // re-sends from j once the NAK is back. Error draws restart with the replayed copy
-    // (the geometric distribution is memoryless, so this is the same bit process).
-    const uint32_t j = uint32_t(std::min<uint64_t>(k + bits_to_error_ / (8 * full), n - 1));
-    const uint64_t bytes = j == n - 1 ? last : full;
-    const uint64_t lost = ser_.peek_ps(bytes) + nak_wait_ps_;
-    ++c_.crc_errors;
-    ++c_.replays;
-    c_.replay_wire_bytes += bytes;
-    c_.retry_ps += lost;
-    extra += bytes;
-    wait_ps += nak_wait_ps_;
-    if (j == 0) first_ps += lost;
-    if (j == n - 1) last_ps += lost;
-    bits_to_error_ = draw_error_gap();
-    k = j;
-  }
+  layer_ = link.framing->make_link_layer(link, seed, display_name_);
 }
 
 void Port::tx_method() {
@@ -118,8 +66,7 @@ void Port::tx_method() {
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
-  const uint64_t tl = ualink_ ? link_.framing.transaction_tl_bytes(*p) : 0;
-  const uint64_t wire = ualink_ ? stream_.peek_wire(tl) : link_.framing.transaction_wire_bytes(*p);
+  const uint64_t wire = layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) stall_since_ = t;
@@ -153,70 +100,12 @@ void Port::tx_method() {
   owner_->tx_pop(index_, p);
   credits_[p->vc] -= wire;
 
-  // Store-and-forward per packet, cut-through per transaction: the transaction's first
-  // packet can leave once fully present (head_ps <= t), and its last packet cannot finish
-  // before it has arrived here and been re-serialised.
-  const bool multi = p->npackets > 1;
-  uint64_t end, busy_end;
-  bool clean = true;  // no bit error in this transaction (always so without retry)
-  if (ualink_) {
-    // Stream framing: the packet is usable downstream when the codeword holding its last
-    // byte has been sent (its good copy, with replay); the transmitter is free for the
-    // next packet as soon as its last byte is placed, and that packet may share the
-    // codeword. With replay the stream draws the errors of the codewords this packet
-    // opens, and every bad copy delays its codeword and all later ones by a codeword + D.
-    const Framing& f = link_.framing;
-    const uint64_t first_tl = multi ? f.tl_bytes(p->packet_payload, p->kind) : tl;
-    const FlitStream::Placement pl = stream_.place(t, tl, first_tl);
-    FABRICSIM_ASSERT(pl.wire_bytes == wire, display_name_ + ": stream wire bytes changed");
-    if (pl.bad_copies) {
-      c_.crc_errors += pl.bad_copies;
-      c_.replays += pl.bad_copies;
-      c_.replay_wire_bytes += uint64_t(pl.bad_copies) * f.fec_codeword_bytes;
-      c_.retry_ps += uint64_t(pl.bad_copies) * stream_.replay_ps();
-    }
-    end = pl.done_ps;
-    busy_end = pl.free_ps;
-    // The tail has not arrived yet: the last packet's codeword cannot end (good copy)
-    // before it has, plus that codeword's own replays.
-    if (multi && p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps > end) {
-      end = p->tail_ps + stream_.codeword_ps() + pl.last_lost_ps;
-      busy_end = end;
-      stream_.close();
-    }
-    p->head_ps = multi ? pl.first_ps : end;
-  } else {
-    const uint64_t full_bytes =
-        multi ? link_.framing.packet_wire_bytes(p->packet_payload, p->kind) : wire;
-    const uint64_t last_bytes =
-        multi ? link_.framing.packet_wire_bytes(p->last_packet_payload(), p->kind) : wire;
-    uint64_t ser, first, last;
-    clean = !retry_ || bits_to_error_ >= 8 * wire;
-    if (clean) {
-      ser = ser_.take_ps(wire);
-      first = multi ? ser_.peek_ps(full_bytes) : ser;
-      last = multi ? ser_.peek_ps(last_bytes) : ser;
-    } else {
-      // Bad copies are serialised again and each NAK round trip holds the serialiser; the
-      // first and last packets' good copies come later by their own losses.
-      uint64_t wait = 0, first_lost = 0, last_lost = 0;
-      const uint64_t extra = draw_crc_errors(multi ? p->npackets : 1, full_bytes, last_bytes,
-                                             wait, first_lost, last_lost);
-      ser = ser_.take_ps(wire + extra) + wait;
-      first = multi ? ser_.peek_ps(full_bytes) + first_lost : ser;
-      last = multi ? ser_.peek_ps(last_bytes) + last_lost : ser;
-    }
-    end = std::max(t + ser, p->tail_ps + last);
-    busy_end = end;
-    p->head_ps = multi ? t + first : end;
-  }
-  p->tail_ps = end;
+  const TxTiming tm = layer_->send(*p, t, wire);
+  p->head_ps = tm.head_ps;
+  p->tail_ps = tm.tail_ps;
   if (retry_) {
-    // Flit/frame links count bits here (draw_crc_errors() consumed them otherwise); the
-    // UALink stream counts its codewords' bits itself.
-    if (clean && !ualink_) bits_to_error_ -= 8 * wire;
     replay_used_ += wire;
-    acks_.push(Ack{end + ack_wait_ps_, wire});
+    acks_.push(Ack{tm.tail_ps + ack_wait_ps_, wire});
   }
   p->link_bytes = uint32_t(wire);
   ++p->hops;
@@ -225,13 +114,13 @@ void Port::tx_method() {
   c_.tx_wire_bytes += wire;
   c_.tx_packets += p->npackets;
   ++c_.tx_transactions;
-  c_.busy_ps += busy_end - t;
-  busy_until_ = busy_end;
+  c_.busy_ps += tm.free_ps - t;
+  busy_until_ = tm.free_ps;
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
   tx->nb_transport_fw(*p, ph, d);
-  sched.set(tx_alarm_, busy_end);
+  sched.set(tx_alarm_, tm.free_ps);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
@@ -301,6 +190,7 @@ void Port::b_transport(Packet&, sc_time&) {
 }
 
 nlohmann::json Port::stats_json(uint64_t now_ps) const {
+  const RetryCounters r = retry_counters();
   nlohmann::json j;
   j["peer"] = peer_name;
   j["link_type"] = link_.type_name;
@@ -314,10 +204,10 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   j["utilisation"] = now_ps ? double(c_.busy_ps) / double(now_ps) : 0.0;
   j["credit_stall_ps"] = c_.credit_stall_ps;
   // Link-level retry on this port's transmit direction (docs/models.md).
-  j["crc_errors"] = c_.crc_errors;
-  j["replays"] = c_.replays;
-  j["replay_wire_bytes"] = c_.replay_wire_bytes;
-  j["retry_ps"] = c_.retry_ps;
+  j["crc_errors"] = r.crc_errors;
+  j["replays"] = r.replays;
+  j["replay_wire_bytes"] = r.replay_wire_bytes;
+  j["retry_ps"] = r.retry_ps;
   j["replay_stall_ps"] = c_.replay_stall_ps;
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();

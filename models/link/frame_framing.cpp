@@ -1,12 +1,30 @@
-// Frame framing as a link framing: a header with FCS, a minimum frame, preamble and gap
-// (PCIe TLPs, InfiniBand packets, Ethernet frames).
+#include "models/link/frame_framing.h"
+
 #include "models/link/link_type.h"
+
+#include <sstream>
+
+#include "models/link/packet_link_layer.h"
 
 namespace fabricsim {
 
+std::string FrameFraming::describe() const {
+  std::ostringstream os;
+  os << p_.header_bytes << " B header+FCS, min frame " << p_.min_frame_bytes << " B, "
+     << p_.gap_bytes << " B preamble+gap per packet";
+  return os.str();
+}
+
+std::unique_ptr<LinkLayer> FrameFraming::make_link_layer(const LinkParams& link, uint64_t seed,
+                                                         const std::string& port_name) const {
+  return std::make_unique<FramedLinkLayer<FrameFraming>>(*this, link, seed, port_name);
+}
+
+// The frame framing as a link framing: its keys in a link type.
+
 FramingKind frame_framing() {
   using K = ParamKind;
-  using F = Framing;
+  using F = FrameFramingParams;
   FramingKind f;
   f.name = "frame";
   f.params = param_block<F>(
@@ -21,11 +39,7 @@ FramingKind frame_framing() {
                   "Preamble + SFD + inter-frame gap per packet (framing: frame).", 0),
             &F::gap_bytes)});
   f.apply = [](LinkParams& l, const std::any& p) {
-    const F& x = std::any_cast<const F&>(p);
-    l.framing.kind = Framing::Kind::kFrame;
-    l.framing.header_bytes = x.header_bytes;
-    l.framing.min_frame_bytes = x.min_frame_bytes;
-    l.framing.gap_bytes = x.gap_bytes;
+    l.framing = std::make_shared<const FrameFraming>(std::any_cast<const F&>(p));
   };
   return f;
 }

@@ -1,12 +1,40 @@
-// The UALink 1.0 stream as a link framing: TL flits packed into DL flits, each sent as one
-// FEC codeword; and what a UALink link type must satisfy (port widths, the signalling
-// rate, a framing whose pieces fit together, 256 B requests at most).
+#include "models/ualink/ualink_framing.h"
+
 #include <sstream>
 
 #include "models/core/units.h"
 #include "models/link/link_type.h"
+#include "models/ualink/stream_link_layer.h"
 
 namespace fabricsim {
+
+double UALinkFraming::efficiency(uint32_t payload, PacketKind pk) const {
+  return double(payload) * dl_payload_bytes() /
+         (double(tl_bytes(payload, pk)) * p_.fec_codeword_bytes);
+}
+
+uint64_t UALinkFraming::packet_wire_bytes(uint32_t payload, PacketKind pk) const {
+  const uint64_t dlp = dl_payload_bytes();
+  return (tl_bytes(payload, pk) * p_.fec_codeword_bytes + dlp - 1) / dlp;
+}
+
+std::string UALinkFraming::describe() const {
+  std::ostringstream os;
+  os << "UALink: " << p_.tl_request_bytes << " B request / " << p_.tl_response_bytes
+     << " B response field + data in " << p_.tl_flit_bytes / 2 << " B half-flits, packed into "
+     << p_.dl_flit_bytes << " B DL flits (" << dl_payload_bytes() << " B of TL stream each), one "
+     << p_.fec_codeword_bytes << " B FEC codeword per DL flit";
+  return os.str();
+}
+
+std::unique_ptr<LinkLayer> UALinkFraming::make_link_layer(const LinkParams& link, uint64_t seed,
+                                                          const std::string& port_name) const {
+  return std::make_unique<StreamLinkLayer>(*this, link, seed, port_name);
+}
+
+// The UALink stream as a link framing: its keys in a link type, and what a UALink link type
+// must satisfy (port widths, the signalling rate, a framing whose pieces fit together, 256 B
+// requests at most).
 
 namespace {
 
@@ -18,7 +46,8 @@ std::string real_text(double v) {
 
 // UALink 1.0 links: x1/x2/x4 ports, and a framing whose pieces fit together. The FEC
 // parity is in the codeword bytes, so no line-code factor may be applied on top.
-void check(const LinkParams& l, const ParamReader& p) {
+void check(const LinkParams& l, const std::any& params, const ParamReader& p) {
+  const UALinkFramingParams& f = std::any_cast<const UALinkFramingParams&>(params);
   const int64_t lanes = p.integer("lanes");
   if (lanes != 1 && lanes != 2 && lanes != 4)
     p.fail("lanes", "x" + std::to_string(lanes) + " is not a UALink port width",
@@ -27,10 +56,9 @@ void check(const LinkParams& l, const ParamReader& p) {
     p.fail("encoding_efficiency",
            "encoding_efficiency " + real_text(p.real("encoding_efficiency")) +
                " with framing: ualink counts the FEC twice (the " +
-               std::to_string(l.framing.fec_codeword_bytes) +
+               std::to_string(f.fec_codeword_bytes) +
                " B codeword per DL flit already carries it)",
            "set encoding_efficiency: 1.0 and lane_rate to the signalling rate (212.5Gb/s)");
-  const Framing& f = l.framing;
   // The most likely slip: the data rate given as lane_rate, which charges the codeword's
   // parity a second time. lane_rate x dl_flit / codeword = lane_rate means no FEC.
   if (p.bandwidth_bps("lane_rate") == 200'000'000'000ull && f.fec_codeword_bytes > f.dl_flit_bytes)
@@ -77,7 +105,7 @@ void check(const LinkParams& l, const ParamReader& p) {
 
 FramingKind ualink_framing() {
   using K = ParamKind;
-  using F = Framing;
+  using F = UALinkFramingParams;
   FramingKind f;
   f.name = "ualink";
   f.params = param_block<F>(
@@ -109,14 +137,7 @@ FramingKind ualink_framing() {
                   1, 65536),
             &F::fec_codeword_bytes)});
   f.apply = [](LinkParams& l, const std::any& p) {
-    const F& x = std::any_cast<const F&>(p);
-    l.framing.kind = Framing::Kind::kUALink;
-    l.framing.tl_flit_bytes = x.tl_flit_bytes;
-    l.framing.tl_request_bytes = x.tl_request_bytes;
-    l.framing.tl_response_bytes = x.tl_response_bytes;
-    l.framing.dl_flit_bytes = x.dl_flit_bytes;
-    l.framing.dl_overhead_bytes = x.dl_overhead_bytes;
-    l.framing.fec_codeword_bytes = x.fec_codeword_bytes;
+    l.framing = std::make_shared<const UALinkFraming>(std::any_cast<const F&>(p));
   };
   f.check = check;
   return f;

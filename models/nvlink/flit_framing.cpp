@@ -1,11 +1,30 @@
-// NVLink's flit framing as a link framing: whole flits, overhead flits per packet.
+#include "models/nvlink/flit_framing.h"
+
 #include "models/link/link_type.h"
+
+#include <sstream>
+
+#include "models/link/packet_link_layer.h"
 
 namespace fabricsim {
 
+std::string FlitFraming::describe() const {
+  std::ostringstream os;
+  os << "flits of " << p_.flit_bytes << " B, " << p_.overhead_flits
+     << " overhead flit(s) per packet";
+  return os.str();
+}
+
+std::unique_ptr<LinkLayer> FlitFraming::make_link_layer(const LinkParams& link, uint64_t seed,
+                                                        const std::string& port_name) const {
+  return std::make_unique<FramedLinkLayer<FlitFraming>>(*this, link, seed, port_name);
+}
+
+// The flit framing as a link framing: its keys in a link type.
+
 FramingKind flit_framing() {
   using K = ParamKind;
-  using F = Framing;
+  using F = FlitFramingParams;
   FramingKind f;
   f.name = "flit";
   f.params = param_block<F>(
@@ -23,11 +42,7 @@ FramingKind flit_framing() {
                   0, 16),
             &F::request_flits)});
   f.apply = [](LinkParams& l, const std::any& p) {
-    const F& x = std::any_cast<const F&>(p);
-    l.framing.kind = Framing::Kind::kFlit;
-    l.framing.flit_bytes = x.flit_bytes;
-    l.framing.overhead_flits = x.overhead_flits;
-    l.framing.request_flits = x.request_flits;
+    l.framing = std::make_shared<const FlitFraming>(std::any_cast<const F&>(p));
   };
   return f;
 }

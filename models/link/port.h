@@ -18,24 +18,17 @@
 // returns are absorbed when the transmitter next looks, and wake it only while it waits.
 //
 // Link-level retry (only when LinkParams::ber > 0; docs/models.md, "Link-level retry"):
-// go-back-N with a replay buffer, PCIe-like. CRC errors are drawn per wire bit from the
-// port's Rng(seed, display name) as a geometric "bits until the next error" counter. The
-// transmitter draws them when it starts a transaction, so it knows which packet the
-// receiver will NAK and when the NAK returns (tail of the bad packet + 2 x latency +
-// retry_latency); it holds the serialiser until then and re-sends from the bad packet.
-// Delivery times equal those of a go-back-N sender that keeps sending into the NAK
-// window and replays the window: the receiver discards everything after the bad packet.
-// Acks are timing on this port: a transaction's wire bytes stay in the replay buffer
-// until its tail + 2 x latency + ack_delay, and a transaction starts only when the replay
-// buffer holds all its wire bytes. On framing: ualink the error unit is the FEC codeword
-// (one DL flit), not the packet: the FlitStream draws each codeword's errors when a packet
-// opens it and delays the bad codeword's good copy and everything after it by one
-// codeword + the NAK wait per bad copy; a packet's tail is the end of the good copy of the
-// codeword holding its last byte, and its share of codeword bytes is what it holds in the
-// replay buffer.
+// the port's LinkLayer draws the bit errors and says when each transaction's good copies
+// arrive (go-back-N per packet, models/link/packet_link_layer.h; per FEC codeword on
+// framing: ualink, models/ualink/stream_link_layer.h). Acks are timing on this port: a
+// transaction's wire bytes stay in the replay buffer until its tail + 2 x latency +
+// ack_delay, and a transaction starts only when the replay buffer holds all its wire bytes.
+//
+// Framing: the link type's Framing (LinkParams::framing) makes the port's LinkLayer, which
+// gives each transaction's wire bytes and timing; the port holds no framing-specific code.
 #pragma once
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,13 +36,12 @@
 #include <tlm>
 
 #include "models/core/fifo.h"
-#include "models/core/framing.h"
-#include "models/link/link_params.h"
 #include "models/core/packet.h"
 #include "models/core/protocol.h"
-#include "models/core/rng.h"
 #include "models/core/scheduler.h"
 #include "models/core/stats.h"
+#include "models/link/link_layer.h"
+#include "models/link/link_params.h"
 
 namespace fabricsim {
 
@@ -79,8 +71,8 @@ class Port : public sc_core::sc_module,
   Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner, int index,
        bool rx_at_head, uint64_t rx_latency_ps = 0);
 
-  // Elaboration: set the link this port transmits on and receives from. `seed` feeds the
-  // port's bit-error stream (used only when link.ber > 0).
+  // Elaboration: set the link this port transmits on and receives from, and make its
+  // LinkLayer. `seed` feeds the port's bit-error stream (used only when link.ber > 0).
   void attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed = 1);
   bool attached() const { return attached_; }
   const LinkParams& link() const { return link_; }
@@ -101,21 +93,16 @@ class Port : public sc_core::sc_module,
   LevelStat& queue_stat() { return queue_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
-  struct Counters {
+  // This port's own counters; the link-level retry ones are its LinkLayer's.
+  struct PortCounters {
     uint64_t tx_payload_bytes = 0, tx_wire_bytes = 0, tx_packets = 0, tx_transactions = 0;
     uint64_t rx_payload_bytes = 0, rx_packets = 0, rx_transactions = 0;
     uint64_t busy_ps = 0;          // time the transmitter was serialising
     uint64_t credit_stall_ps = 0;  // time work waited with too few credits
-    // Link-level retry, for this port's transmit direction (all 0 when ber == 0).
-    uint64_t crc_errors = 0;         // packets (UALink: codeword copies) the peer received
-                                     // with a bad CRC
-    uint64_t replays = 0;            // go-back-N replays started by a NAK
-    uint64_t replay_wire_bytes = 0;  // wire bytes serialised again by replays (UALink:
-                                     // whole codewords)
-    uint64_t retry_ps = 0;           // transmitter time lost: bad copies + NAK round trips
-    uint64_t replay_stall_ps = 0;    // time work waited for replay-buffer space
+    uint64_t replay_stall_ps = 0;  // time work waited for replay-buffer space (ber > 0)
   };
-  const Counters& counters() const { return c_; }
+  struct Counters : PortCounters, RetryCounters {};
+  Counters counters() const { return Counters{c_, retry_counters()}; }
 
   static uint64_t now() { return Scheduler::now(); }
 
@@ -135,18 +122,9 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
-  uint64_t draw_error_gap();  // wire bits before the next bit error (geometric)
-  // The port's bit-error stream as the UALink FlitStream sees it.
-  struct Gaps : BitErrors {
-    Port* port = nullptr;
-    uint64_t next_gap() override { return port->draw_error_gap(); }
-  };
-  // Draws the CRC errors of a transaction of `n` packets (`full` wire bytes each, the last
-  // `last`) and returns the extra bytes to serialise; adds NAK waits to `wait_ps` and the
-  // delays of the first and last packet's good copies to `first_ps` / `last_ps`.
-  uint64_t draw_crc_errors(uint32_t n, uint64_t full, uint64_t last, uint64_t& wait_ps,
-                           uint64_t& first_ps, uint64_t& last_ps);
-
+  RetryCounters retry_counters() const {
+    return layer_ ? layer_->retry_counters() : RetryCounters{};  // none before attach()
+  }
   struct CreditReturn {
     uint64_t at_ps;
     uint32_t vc;
@@ -165,22 +143,15 @@ class Port : public sc_core::sc_module,
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
-  Serializer ser_;
-  FlitStream stream_;  // framing: ualink
-  bool ualink_ = false;
+  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
   sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
   uint64_t busy_until_ = 0;
   std::vector<uint64_t> credits_;
   uint64_t stall_since_ = UINT64_MAX;
   Fifo<Packet*> arrivals_;
   Fifo<CreditReturn> credit_fifo_;
-  // Link-level retry state (retry_ is false when ber == 0).
+  // Replay buffer and acks (retry_ is false when ber == 0).
   bool retry_ = false;
-  std::optional<Rng> rng_;
-  double log_keep_ = 0;          // ln(1 - ber)
-  uint64_t bits_to_error_ = 0;   // good wire bits before the next bit error (flit/frame)
-  Gaps gaps_;                    // framing: ualink: the stream counts bits itself
-  uint64_t nak_wait_ps_ = 0;     // bad packet's tail -> replay starts: 2 x latency + retry_latency
   uint64_t ack_wait_ps_ = 0;     // transaction tail -> replay buffer freed: 2 x latency + ack_delay
   uint64_t replay_used_ = 0;     // wire bytes in the replay buffer
   uint64_t replay_stall_since_ = UINT64_MAX;
@@ -188,7 +159,7 @@ class Port : public sc_core::sc_module,
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   LevelStat queue_;
-  Counters c_;
+  PortCounters c_;
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx.
