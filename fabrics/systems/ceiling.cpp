@@ -57,6 +57,9 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   const topo::Routes routes = topo::compute_routes(g);
 
   const size_t nd = g.devices.size();
+  // The host path of every root complex (nullptr for other devices).
+  std::vector<const HostPathParams*> host_of(nd);
+  for (size_t d = 0; d < nd; ++d) host_of[d] = spec.type_of(int(d)).find<HostPathParams>("host_path");
   std::vector<std::vector<double>> tx(nd), rx(nd);
   for (size_t d = 0; d < nd; ++d) {
     tx[d].assign(g.devices[d].ports, 0.0);
@@ -86,7 +89,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       from(src);
       from(dst);
       for (size_t d = 0; d < nd; ++d) {
-        if (!spec.type_of(int(d)).find<HostPathParams>("host_path")) continue;
+        if (!host_of[d]) continue;
         // On every shortest path: on one, and all of them pass through it.
         if (dist[src][d] >= 0 && dist[dst][d] >= 0 &&
             dist[src][d] + dist[dst][d] == dist[src][dst] &&
@@ -158,9 +161,8 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
     }
   }
   for (size_t d = 0; d < nd; ++d) {
-    const HostPathParams* host = spec.type_of(int(d)).find<HostPathParams>("host_path");
-    if (!host) continue;
-    const HostPathParams& h = *host;
+    if (!host_of[d]) continue;
+    const HostPathParams& h = *host_of[d];
     const std::string& name = g.devices[d].name;
     // Up and down carry the same bytes: one bound for the data path.
     add(name + " data path", name + " root complex data path", host_load[d],
