@@ -12,10 +12,10 @@
 //
 // A new framing plugs in without touching the port: a parameter struct and a final
 // Framing next to it (e.g. models/nvlink/flit_framing.h), a LinkLayer (the generic
-// per-packet one, FramedLinkLayer<F> in models/link/packet_link_layer.h, or its own), its
-// sources in CMakeLists.txt (fabricsim_pure), and in the config layer its `framing` choice
-// (fabrics/registry.cpp) and the branch of link_types() (fabrics/system_spec.cpp) that
-// builds it from the YAML values.
+// per-packet one, FramedLinkLayer<F> in models/link/packet_link_layer.h, or its own), and
+// a FramingKind in the same file (models/link/link_type.h: its keys bound to the
+// parameter struct, and how to build the Framing from them) registered by one line in
+// fabrics/plugins.cpp. docs/extending.md walks through it.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -8,9 +8,10 @@
 // frame nothing but an empty-list test.
 //
 // Plugging in a new feature: derive from SwitchFeature, declare its hooks (claims(),
-// hooks()), and hand an instance to the Switch constructor (fabrics/elaborate.cpp builds
-// them from the device type; a model test can build its own). The frame itself does not
-// change.
+// hooks()), and declare a SwitchFeatureKind beside it (models/switch/switch_kind.h: its
+// parameters, checks and factory), registered by one line in fabrics/plugins.cpp; a device
+// kind built on the frame names it and builds it from the device type (a model test can
+// hand one to the Switch constructor directly). The frame itself does not change.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-// The cost model's view of a loaded system (fabrics/cost_model.h): the in-switch (NVLS)
+// The cost model's view of a loaded system (fabrics/systems/cost_model.h): the in-switch (NVLS)
 // terms derived from the config, and which algorithms `auto` considers. Pure C++, but it
 // lives in model_tests because fabrics/ pulls in SystemC (see test_results.cpp).
 #include "fabrics/systems/cost_model.h"

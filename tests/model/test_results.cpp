@@ -1,4 +1,4 @@
-// The nccl-tests style result rows (fabrics/results.h): algbw, busbw, time.
+// The nccl-tests style result rows (fabrics/cli/results.h): algbw, busbw, time.
 // Pure C++ checks, but they live in model_tests: linking this code pulls in SystemC
 // (results.h includes system_spec.h),
 // and libsystemc needs an sc_main, which only model_tests provides.

@@ -155,7 +155,7 @@ TEST(WorkedExample, SeventyBillionOn72GpusWithin2PercentOfClosedForms) {
 }
 
 // ---------------------------------------------------------------------------------------
-// `algorithm: auto` with NVLS switches (fabrics/cost_model.h; docs/collectives.md, "auto").
+// `algorithm: auto` with NVLS switches (fabrics/systems/cost_model.h; docs/collectives.md, "auto").
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The system graph and shortest-path routing (fabrics/topology.h). Graphs are built by
+// The system graph and shortest-path routing (fabrics/topologies/graph.h). Graphs are built by
 // hand here, without YAML, the way the topology builders emit them.
 #include "fabrics/topologies/graph.h"
 
