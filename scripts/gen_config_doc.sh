@@ -32,9 +32,9 @@ cat <<'EOF'
 # Configuration reference
 
 A fabricsim config is one YAML document describing a system and a workload. The parameter
-tables below are generated from the registry (`fabricsim describe`), the one place where every
-key, kind, default, unit and range is declared. `configs/dgx_h100.yaml` is a complete,
-commented example.
+tables below are generated from the plug-ins' declarations (`fabricsim describe`): each key,
+kind, default, unit and range is declared once, beside the model it configures.
+`configs/dgx_h100.yaml` is a complete, commented example.
 
 ## File structure
 
