@@ -1,6 +1,6 @@
 // multi_node: switched nodes whose endpoints' NIC ports go to rail switches (NIC j of local
 // endpoint l on every node -> rail l * nic_ports + j), optionally with spines above.
-#include "fabrics/topologies/builder.h"
+#include "fabrics/topologies/switched_node.h"
 
 namespace fabricsim::topo {
 
@@ -85,12 +85,7 @@ void build(const cfg::Params& p, Builder& b) {
     for (int i = 0; i < ns; ++i)
       sws.push_back(
           b.add_device(node + p.str("switch_prefix") + std::to_string(i), st, t, "topology"));
-    for (int g = 0; g < per; ++g) {
-      int gport = 0;
-      for (int sidx = 0; sidx < ns; ++sidx)
-        for (int q = 0; q < lps[sidx]; ++q)
-          b.add_link({eps[g], gport++}, {sws[sidx], int(g * lps[sidx] + q)}, lt, site);
-    }
+    wire_switched_node(b, eps, sws, lps, lt, site);
     if (k == 0)
       for (int i = 0; i < rails; ++i)
         rail_dev.push_back(b.add_device("rail" + std::to_string(i), rt, t, "topology"));

@@ -1,8 +1,20 @@
 // switched_node: N endpoints, S switches, links_per_switch[s] links from every endpoint to
 // switch s (a DGX/HGX node, an NVL72 rack, a UALink pod).
-#include "fabrics/topologies/builder.h"
+#include "fabrics/topologies/switched_node.h"
 
 namespace fabricsim::topo {
+
+void wire_switched_node(Builder& b, const std::vector<int>& endpoints,
+                        const std::vector<int>& switches, const std::vector<int64_t>& lps,
+                        const std::string& link_type, const LinkSite& site) {
+  for (size_t g = 0; g < endpoints.size(); ++g) {
+    int port = 0;
+    for (size_t s = 0; s < switches.size(); ++s)
+      for (int k = 0; k < lps[s]; ++k)
+        b.add_link({endpoints[g], port++}, {switches[s], int(int64_t(g) * lps[s] + k)},
+                   link_type, site);
+  }
+}
 
 namespace {
 
@@ -39,13 +51,7 @@ void build(const cfg::Params& p, Builder& b) {
     eps.push_back(b.add_device(p.str("endpoint_prefix") + std::to_string(i), et, t, "topology"));
   for (int i = 0; i < ns; ++i)
     sws.push_back(b.add_device(p.str("switch_prefix") + std::to_string(i), st, t, "topology"));
-  for (int g = 0; g < ne; ++g) {
-    int gport = 0;
-    for (int sidx = 0; sidx < ns; ++sidx)
-      for (int k = 0; k < lps[sidx]; ++k)
-        b.add_link({eps[g], gport++}, {sws[sidx], int(g * lps[sidx] + k)}, lt,
-                   LinkSite{t, t, t, "topology", false});
-  }
+  wire_switched_node(b, eps, sws, lps, lt, LinkSite{t, t, t, "topology", false});
 }
 
 }  // namespace
