@@ -80,8 +80,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
                 uint8_t vc = 0);
   // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
   // offer in-network collectives (Switch::offers_collectives: the NVLS engine); group
-  // messages are striped over them. send_group(kNvlsReq, B)
-  // asks the switches to reduce B bytes over the group (header-only requests; the
+  // messages are striped over them. send_group(kNvlsReq, B) asks the switches to reduce
+  // B bytes over the group (header-only requests; the
   // reduced data arrives as kNvlsResult deliveries from this endpoint itself);
   // send_group(kNvlsMcast, B) writes B bytes that the switches replicate to every member
   // (arriving as kNvlsData deliveries from this endpoint). Reads from a switch
