@@ -25,12 +25,12 @@ DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
 DeviceKind root_complex_kind();  // models/pcie/root_complex.cpp
 // Workloads.
-WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/sweep.cpp
-WorkloadKind collective_sweep_workload();  // fabrics/workloads/sweep.cpp
-WorkloadKind ddp_step_workload();          // fabrics/workloads/training.cpp
-WorkloadKind fsdp_step_workload();         // fabrics/workloads/training.cpp
-WorkloadKind moe_layer_workload();         // fabrics/workloads/training.cpp
-WorkloadKind tp_layer_workload();          // fabrics/workloads/training.cpp
+WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/size_sweeps.cpp
+WorkloadKind collective_sweep_workload();  // fabrics/workloads/size_sweeps.cpp
+WorkloadKind ddp_step_workload();          // fabrics/workloads/training_steps.cpp
+WorkloadKind fsdp_step_workload();         // fabrics/workloads/training_steps.cpp
+WorkloadKind moe_layer_workload();         // fabrics/workloads/training_steps.cpp
+WorkloadKind tp_layer_workload();          // fabrics/workloads/training_steps.cpp
 
 namespace topo {
 TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp

@@ -1,7 +1,7 @@
 // Collective algorithm library: schedule generators for every collective and algorithm the
 // simulator runs, a registry describing them (traits, nccl-tests busbw factor, alpha-beta
 // cost, parameter checks) for NCCL-like algorithm selection, and one dispatcher by name.
-// Plain data, no SystemC; the ring all-reduce itself lives in ring.h and is reached here
+// Plain data, no SystemC; the ring all-reduce itself lives in ring_allreduce.h and is reached here
 // through make_schedule. Each family is one file of algorithms/ (ring, tree,
 // halving_doubling, direct, hierarchical, in_switch, alltoall) that registers its entries;
 // algorithms/registry.cpp lists the families. Adding an algorithm: its generator, cost and
@@ -55,7 +55,7 @@
 // Where the result is per block (reduce_scatter, all_gather, alltoall) channel c takes
 // range c of split_even(block size, channels) inside every block ("block-major"); in the
 // others channel c takes range c of split_even(C, channels) and the algorithm's blocks are
-// cut inside it ("channel-major", as ring.h).
+// cut inside it ("channel-major", as ring_allreduce.h).
 //
 // Tags: ((c * S + s) << 32) | j for channel c, step s in [0, S) and piece j of the message
 // range, with S per algorithm (below). Every directed (sender, receiver) pair exchanges at
@@ -68,13 +68,13 @@
 // Sends of alltoall_pairwise have the extra lockstep deps documented there. No
 // write-after-read deps are needed: in every algorithm below, a recv that overwrites or
 // adds to elements this rank sent earlier carries data that was computed causally after
-// that send (the value has travelled through the send), as in ring.h. Dep counts are
+// that send (the value has travelled through the send), as in ring_allreduce.h. Dep counts are
 // small (<= 2 per piece for the rings, chains and tree, <= ~2 log2 n for halving-
 // doubling) except allreduce_direct, whose all-gather sends each depend on the n-1 reduce
 // recvs of their piece: (n-1)^2 dep edges per piece and rank, meant for small n.
 //
 // Program order per rank: step-major; within a step all sends, then all recvs, each
-// channel-major then piece, as ring.h ("step-wise" below); where a step talks to several
+// channel-major then piece, as ring_allreduce.h ("step-wise" below); where a step talks to several
 // peers (allreduce_direct) sends go to r+1, r+2, .. and recvs come from r-1, r-2, ..,
 // each peer's channels and pieces together (staggered, so that no rank is everyone's
 // first destination). The single-step pipelined algorithms (tree, chains, sendrecv)
@@ -186,7 +186,7 @@
 #include <vector>
 
 #include "models/collectives/program.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 
 namespace fabricsim::coll {
 
@@ -221,7 +221,7 @@ Schedule alltoall_direct(const CollParams& p);
 Schedule sendrecv(const CollParams& p);
 // In-switch (NVLS) algorithms: need switches with in-switch reduction and multicast that
 // every rank is linked to (the engine and the config checks enforce it).
-//   all_reduce nvls   channel-major like ring.h: channel c's range is cut into n blocks,
+//   all_reduce nvls   channel-major like ring_allreduce.h: channel c's range is cut into n blocks,
 //     rank r owns block r. Per piece of its block: kNvlsReduce (the switches read the
 //     piece from every rank, reduce it and return the sum), then kNvlsStore (multicast of
 //     the sum to every rank, this one included); every rank posts a kRecv (copy) for
@@ -430,7 +430,7 @@ double alpha_beta_time_s(const AlgoInfo& a, int n, double bytes, double alpha_s,
                          double beta_s_per_byte, int domain_size = 0);
 
 // The schedule of `algorithm` for `collective` (names as in algorithm_table(); all_reduce
-// "ring" is ring_allreduce(ring.h) with the same ranks, count, elem_bytes, channels and
+// "ring" is ring_allreduce(ring_allreduce.h) with the same ranks, count, elem_bytes, channels and
 // chunk_bytes). `domain_size` (ranks per node of a two-level system, 0 = one node) is read
 // by all_reduce hierarchical (its domains) and all_reduce ring (for 0 < domain_size <
 // ranks it runs on rail_ring_orders, so that its rings cross nodes only between equal

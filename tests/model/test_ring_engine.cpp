@@ -1,5 +1,5 @@
 // Acceptance 4: ring all-reduce on an uncontended ring of point-to-point links completes
-// within 1% of the closed form for the configured chunking (ring.h states the formula):
+// within 1% of the closed form for the configured chunking (ring_allreduce.h states the formula):
 //   T = K*w + (n-1)*max(K*w, w + p + d) + (n-2)*max(K*w, w + p) + p
 // with w the wire time of one piece, p the link latency, d the reduction time of one
 // piece (3 bytes of memory traffic per byte at the endpoint's memory bandwidth) and K the
@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "models/collectives/engine.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 #include "models/core/scheduler.h"
 #include "testbenches/bench.h"
 

@@ -16,7 +16,7 @@
 
 #include "models/collectives/functional.h"
 #include "models/collectives/program.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 #include "models/core/errors.h"
 #include "tests/unit/coll_test_util.h"
 
@@ -37,7 +37,7 @@ TagFields decode(uint64_t tag, int n) {
   return {hi / slots, hi % slots, tag & 0xffffffffull};
 }
 
-// Block sizes blocks[c][b] and channel offsets, computed independently of ring.cpp's
+// Block sizes blocks[c][b] and channel offsets, computed independently of ring_allreduce.cpp's
 // internals from the documented layout.
 struct Layout {
   std::vector<uint64_t> ch_offset, ch_count;

@@ -10,7 +10,7 @@
 
 #include "models/collectives/functional.h"
 #include "models/collectives/program.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 #include "models/core/errors.h"
 #include "tests/unit/coll_test_util.h"
 

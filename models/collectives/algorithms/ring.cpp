@@ -1,4 +1,4 @@
-// Ring family (algorithms.h): all_reduce ring (ring.h's ring_allreduce, on rail-aligned
+// Ring family (algorithms.h): all_reduce ring (ring_allreduce.h's ring_allreduce, on rail-aligned
 // orders on two-level systems), the reduce_scatter and all_gather rings (its two halves),
 // and the broadcast and reduce chains.
 #include <cstddef>

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "models/collectives/functional.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 
 namespace fabricsim::coll::algotest {
 

@@ -8,7 +8,7 @@
 #include "models/collectives/algorithms.h"
 #include "models/collectives/functional.h"
 #include "models/collectives/program.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 #include "tests/unit/algorithms/oracles.h"
 #include "tests/unit/coll_test_util.h"
 

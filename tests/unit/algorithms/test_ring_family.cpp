@@ -1,4 +1,4 @@
-// Ring family: broadcast and reduce chains, all_reduce ring = ring.h's ring_allreduce, and
+// Ring family: broadcast and reduce chains, all_reduce ring = ring_allreduce.h's ring_allreduce, and
 // the rail-aligned ring orders of the flat ring on two-level systems. Pure C++, no SystemC.
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "models/collectives/algorithms.h"
 #include "models/collectives/functional.h"
 #include "models/collectives/program.h"
-#include "models/collectives/ring.h"
+#include "models/collectives/ring_allreduce.h"
 #include "tests/unit/algorithms/oracles.h"
 #include "tests/unit/coll_test_util.h"
 

@@ -1,6 +1,6 @@
 // Ring all-reduce schedule generator; the algorithm, dependency structure and program
-// order are documented in ring.h.
-#include "models/collectives/ring.h"
+// order are documented in ring_allreduce.h.
+#include "models/collectives/ring_allreduce.h"
 
 #include <algorithm>
 #include <cstddef>
