@@ -17,8 +17,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fabrics/config/document.h"
-#include "fabrics/workloads/workload.h"
 #include "fabrics/systems/system_spec.h"
+#include "fabrics/workloads/workload.h"
 #include "models/core/errors.h"
 
 namespace fabricsim {

@@ -7,8 +7,8 @@
 #include "fabrics/systems/system_spec.h"
 #include "models/collectives/engine.h"
 #include "models/core/device_model.h"
-#include "models/link/port.h"
 #include "models/core/stats.h"
+#include "models/link/port.h"
 
 namespace fabricsim {
 
