@@ -2,81 +2,21 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cstdint>
-#include <cstdio>
-#include <cstring>
 #include <map>
-#include <memory>
+#include <set>
 
+#include "fabrics/config/input_guard.h"
 #include "models/core/errors.h"
 
 namespace fabricsim::cfg {
 
 namespace {
 
-// Only this much of a file is checked for binary content: enough to catch a wrong file.
-constexpr size_t kTextCheckBytes = 4096;
-
 const char* const kSetUsage = "expected key.path=value; e.g. --set workload.max_bytes=1GiB";
 
-std::string read_file(const std::string& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) throw InputError(path + ": cannot read file: " + std::strerror(errno) + "; check the path");
-  std::string data;
-  char buf[65536];
-  size_t got = 0;
-  while ((got = std::fread(buf, 1, sizeof buf, f.get())) > 0) data.append(buf, got);
-  if (std::ferror(f.get())) {
-    throw InputError(path + ": cannot read file: " + std::strerror(errno) + "; check the path");
-  }
-  return data;
-}
-
-// Offset of the first NUL byte or invalid UTF-8 sequence in data[0, limit), or npos.
-// A multi-byte sequence cut off by the limit is not counted against the file.
-size_t find_binary(const std::string& data, size_t limit) {
-  const size_t n = std::min(data.size(), limit);
-  size_t i = 0;
-  while (i < n) {
-    const auto c = static_cast<unsigned char>(data[i]);
-    if (c == 0) return i;
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    // Lead byte -> sequence length, its payload bits, and the smallest code point that
-    // needs this length (anything smaller is an overlong encoding).
-    size_t len = 0;
-    uint32_t min_cp = 0;
-    if ((c & 0xE0) == 0xC0) {
-      len = 2;
-      min_cp = 0x80;
-    } else if ((c & 0xF0) == 0xE0) {
-      len = 3;
-      min_cp = 0x800;
-    } else if ((c & 0xF8) == 0xF0) {
-      len = 4;
-      min_cp = 0x10000;
-    } else {
-      return i;
-    }
-    uint32_t cp = c & (0x7Fu >> len);
-    for (size_t k = 1; k < len; ++k) {
-      if (i + k >= data.size()) return i;
-      if (i + k >= n) return std::string::npos;
-      const auto cc = static_cast<unsigned char>(data[i + k]);
-      if ((cc & 0xC0) != 0x80) return i;
-      cp = (cp << 6) | (cc & 0x3F);
-    }
-    if (cp < min_cp || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-    i += len;
-  }
-  return std::string::npos;
-}
-
 // A hint for a yaml-cpp parser message; data and line (0-based) locate the error.
-std::string syntax_hint(const std::string& msg, const std::string& data, int line) {
+std::string syntax_hint(const std::string& msg, const std::string& data, int line, int column) {
   size_t begin = 0;
   for (int l = 0; l < line && begin != std::string::npos; ++l) {
     begin = data.find('\n', begin);
@@ -87,6 +27,9 @@ std::string syntax_hint(const std::string& msg, const std::string& data, int lin
     if (data.find('\t', begin) < indent_end) return "indent with spaces, not tabs";
   }
   if (msg.find("flow") != std::string::npos) return "close every '[' with ']' and every '{' with '}'";
+  // yaml-cpp takes a plain key only if its ':' is within 1024 characters of its start.
+  if (msg.find("illegal map value") != std::string::npos && column >= 1024)
+    return "a key may be at most 1024 characters long; shorten it";
   if (msg.find("illegal map value") != std::string::npos) {
     return "put a nested map on its own indented lines, and quote values that contain ': '";
   }
@@ -96,24 +39,46 @@ std::string syntax_hint(const std::string& msg, const std::string& data, int lin
 
 std::string scalar_key(const YAML::Node& key) { return key.IsScalar() ? key.Scalar() : "?"; }
 
-// Checks every map under n for repeated keys. `open` holds the nodes from the root down
-// to n: an alias to one of them would make the tree infinite.
+// A key or value holding a control character (a line break, an escape...): refused at its
+// place, so that names and values read back in tables and messages stay one printable line.
+void check_scalar(const std::string& file, const YAML::Node& n, const std::string& key_path) {
+  const std::string c = control_character(n.Scalar());
+  if (!c.empty())
+    fail(file, n, key_path, "contains a control character (" + c + ")",
+         "names and values are one line of printable text");
+}
+
+// Walks the tree once: repeated keys, merge keys, control characters in keys and values.
+// `open` holds the nodes from the root down to n: an alias to one of them would make the
+// tree infinite. `done` holds the source offsets of the maps and sequences already
+// checked, so a node repeated by aliases is walked once (check_yaml_size has bounded how
+// often it is repeated).
 void check_tree(const std::string& file, const YAML::Node& n, const std::string& key_path,
-                std::vector<YAML::Node>& open) {
+                std::vector<YAML::Node>& open, std::set<int>& done) {
   for (const YAML::Node& ancestor : open) {
     if (ancestor.is(n)) {
       fail(file, n, key_path, "an alias refers to a node that contains it",
            "a '*name' cannot appear inside the node marked '&name'");
     }
   }
+  if (n.IsScalar()) check_scalar(file, n, key_path);
   if (!n.IsMap() && !n.IsSequence()) return;
+  if (!done.insert(n.Mark().pos).second) return;
   open.push_back(n);
   if (n.IsMap()) {
     check_unique_keys(file, n, key_path);
-    for (const auto& kv : n) check_tree(file, kv.second, join_key(key_path, scalar_key(kv.first)), open);
+    for (const auto& kv : n) {
+      if (kv.first.IsScalar()) {
+        check_scalar(file, kv.first, key_path);
+        if (kv.first.Scalar() == "<<")
+          fail(file, kv.first, key_path, "merge keys ('<<: *name') are not supported",
+               "write the keys out in full; an alias '*name' may still stand for a whole value");
+      }
+      check_tree(file, kv.second, join_key(key_path, scalar_key(kv.first)), open, done);
+    }
   } else {
     for (size_t i = 0; i < n.size(); ++i) {
-      check_tree(file, n[i], key_path + "[" + std::to_string(i) + "]", open);
+      check_tree(file, n[i], key_path + "[" + std::to_string(i) + "]", open, done);
     }
   }
   open.pop_back();
@@ -121,7 +86,8 @@ void check_tree(const std::string& file, const YAML::Node& n, const std::string&
 
 [[noreturn]] void fail_set(const std::string& assignment, const std::string& problem,
                            const std::string& hint) {
-  throw InputError("--set " + assignment + ": " + problem + (hint.empty() ? "" : "; " + hint));
+  throw InputError("--set " + printable(assignment) + ": " + problem +
+                   (hint.empty() ? "" : "; " + hint));
 }
 
 // A copy of a parsed --set value without source positions, so that errors about it
@@ -135,8 +101,13 @@ YAML::Node without_marks(const YAML::Node& n, const std::string& assignment, int
              "a '*name' cannot appear inside the node marked '&name'");
   }
   switch (n.Type()) {
-    case YAML::NodeType::Scalar:
+    case YAML::NodeType::Scalar: {
+      const std::string c = control_character(n.Scalar());
+      if (!c.empty())
+        fail_set(assignment, "the value contains a control character (" + c + ")",
+                 "names and values are one line of printable text");
       return YAML::Node(n.Scalar());
+    }
     case YAML::NodeType::Sequence: {
       YAML::Node out(YAML::NodeType::Sequence);
       for (const auto& e : n) out.push_back(without_marks(e, assignment, depth + 1));
@@ -261,12 +232,9 @@ void check_unique_keys(const std::string& file, const YAML::Node& n, const std::
 }
 
 YAML::Node load_yaml_file(const std::string& path) {
-  const std::string data = read_file(path);
-  const size_t bad = find_binary(data, kTextCheckBytes);
-  if (bad != std::string::npos) {
-    throw InputError(path + ": not a YAML text file (binary content at byte " +
-                     std::to_string(bad + 1) + "); pass a .yaml config");
-  }
+  const std::string data = read_config_text(path);
+  check_config_text(path, data);
+  check_yaml_size(path, data);
   std::vector<YAML::Node> docs;
   try {
     docs = YAML::LoadAll(data);
@@ -275,7 +243,7 @@ YAML::Node load_yaml_file(const std::string& path) {
                                             : path + ":" + std::to_string(e.mark.line + 1) + ":" +
                                                   std::to_string(e.mark.column + 1);
     throw InputError(at + ": YAML syntax error: " + e.msg + "; " +
-                     syntax_hint(e.msg, data, e.mark.line));
+                     syntax_hint(e.msg, data, e.mark.line, e.mark.column));
   }
   if (docs.size() > 1) {
     fail(path, docs[1], "", "found " + std::to_string(docs.size()) + " YAML documents",
@@ -290,11 +258,18 @@ YAML::Node load_yaml_file(const std::string& path) {
          "write 'key: value' lines");
   }
   std::vector<YAML::Node> open;
-  check_tree(path, root, "", open);
+  std::set<int> done;
+  check_tree(path, root, "", open, done);
   return root;
 }
 
 void apply_override(YAML::Node root, const std::string& assignment) {
+  // Command-line text can hold anything: refuse what could not be echoed back as one
+  // printable line (messages, the table, results.json).
+  const std::string bad = control_character(assignment);
+  if (!bad.empty())
+    fail_set(assignment, "contains a control character or invalid UTF-8 (" + bad + ")",
+             "write key.path=value as printable UTF-8 text");
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos) fail_set(assignment, kSetUsage, "");
   std::string path = assignment.substr(0, eq);
@@ -305,6 +280,7 @@ void apply_override(YAML::Node root, const std::string& assignment) {
   FABRICSIM_ASSERT(root.IsMap(), "apply_override needs the loaded config map");
 
   const std::string value_text = assignment.substr(eq + 1);
+  check_yaml_size("--set " + printable(assignment), value_text);
   YAML::Node value;
   try {
     value = without_marks(YAML::Load(value_text), assignment, 0);

@@ -295,9 +295,12 @@ Params parse_params(const TypeSpec& spec, const YAML::Node& map, const std::stri
       v.spec = *spec_it;
       v.set = true;
       v.node = kv.second;
+      // An empty value written in the file has the position of the next token: point at
+      // its key instead. One given by --set has no position: point at it ("<--set>").
       const bool empty = !kv.second.IsDefined() || kv.second.IsNull();
+      const bool from_set = kv.second.IsDefined() && kv.second.Mark().is_null();
       parse_value(v.spec, v.value, kv.second,
-                  Site{file, join_key(path, key), empty ? kv.first : kv.second});
+                  Site{file, join_key(path, key), empty && !from_set ? kv.first : kv.second});
       out.values_[key] = std::move(v);
       given.insert(key);
     }

@@ -1,4 +1,5 @@
 #include "fabrics/config/document.h"
+#include "fabrics/config/input_guard.h"
 
 #include <filesystem>
 #include <fstream>
@@ -86,28 +87,97 @@ TEST_F(ConfigFiles, DirectoryIsNotReadable) {
   }
 }
 
-TEST_F(ConfigFiles, BinaryContentIsRejectedWithItsOffset) {
+TEST_F(ConfigFiles, BinaryContentIsRejectedAtItsLineAndColumn) {
+  const std::string not_utf8 =
+      "; a config is YAML text in UTF-8: save it as UTF-8 (e.g. not Latin-1), or pass the "
+      "config file instead of a binary one";
   EXPECT_EQ(load_error(std::string("a: 1\n\0b", 7)),
-            path() + ": not a YAML text file (binary content at byte 6); pass a .yaml config");
-  EXPECT_EQ(load_error("a: \xff\n"),
-            path() + ": not a YAML text file (binary content at byte 4); pass a .yaml config");
+            path() + ":2:1: a control character (U+0000, a NUL byte); a config is text: pass the "
+                     "YAML file, not a binary one");
+  EXPECT_EQ(load_error("a: \xff\n"), path() + ":1:4: not UTF-8 text (byte 0xFF)" + not_utf8);
   // Overlong encoding of '/', a UTF-16 surrogate, and a truncated sequence inside the file.
-  EXPECT_NE(load_error("a: \xC0\xAF\n").find("binary content at byte 4"), std::string::npos);
-  EXPECT_NE(load_error("a: \xED\xA0\x80\n").find("binary content at byte 4"), std::string::npos);
-  EXPECT_NE(load_error("a: \xE2\x82\n").find("binary content at byte 4"), std::string::npos);
-  EXPECT_NE(load_error("\x89PNG\r\n\x1a\n").find("binary content at byte 1"), std::string::npos);
+  EXPECT_EQ(load_error("a: \xC0\xAF\n"), path() + ":1:4: not UTF-8 text (byte 0xC0)" + not_utf8);
+  EXPECT_EQ(load_error("a: \xED\xA0\x80\n"), path() + ":1:4: not UTF-8 text (byte 0xED)" + not_utf8);
+  EXPECT_EQ(load_error("a: \xE2\x82\n"), path() + ":1:4: not UTF-8 text (byte 0xE2)" + not_utf8);
+  EXPECT_EQ(load_error("\x89PNG\r\n\x1a\n"), path() + ":1:1: not UTF-8 text (byte 0x89)" + not_utf8);
 }
 
 TEST_F(ConfigFiles, Utf8TextIsAccepted) {
   EXPECT_EQ(load_error("name: \"caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80\"\n"), "");
-  // A character cut by the 4 KiB check window is not held against the file.
-  std::string text = "a: 1\n#";
-  text += std::string(4095 - text.size(), 'x');
-  text += "\xC3\xA9\n";
-  ASSERT_EQ(text.find('\xC3'), 4095u);
-  EXPECT_EQ(load_error(text), "");
-  // Only the first 4 KiB are checked.
-  EXPECT_EQ(load_error("a: 1\n#" + std::string(5000, 'x') + "\xff\n"), "");
+  EXPECT_EQ(load_error("\xEF\xBB\xBFname: x\r\nseed: 1\r\n"), "");  // BOM and CRLF
+}
+
+// The whole file is checked, not only its start: a Latin-1 byte far down used to reach
+// results.json (nlohmann throws on it: exit 3) or the table raw.
+TEST_F(ConfigFiles, BadTextAnywhereIsRejectedWhereItIs) {
+  std::string text = "a: 1\n";
+  for (int i = 0; i < 100; ++i) text += "# " + std::string(60, 'x') + "\n";
+  EXPECT_NE(load_error(text + "name: caf\xE9\n").find(path() + ":102:10: not UTF-8 text (byte 0xE9)"),
+            std::string::npos);
+  EXPECT_NE(load_error(text + "name: a\x1b[31mred\n").find(path() + ":102:8: a control character "
+                                                          "(U+001B, an escape"),
+            std::string::npos);
+  EXPECT_NE(load_error(text + "name: \xEF\xBB\xBFx\n")
+                .find(path() + ":102:7: a byte-order mark (U+FEFF) inside the text"),
+            std::string::npos);
+  EXPECT_NE(load_error("a: 1\rb: 2\r").find(path() + ":1:5: a carriage return without a line "
+                                                    "feed (CR-only line endings)"),
+            std::string::npos);
+}
+
+// Escapes and block scalars put control characters into values without a raw control byte.
+TEST_F(ConfigFiles, ControlCharactersInKeysAndValuesAreRejected) {
+  EXPECT_EQ(load_error("name: \"a\\nb\"\n"),
+            path() + ":1:7: name: contains a control character (U+000A, a line break); names "
+                     "and values are one line of printable text");
+  EXPECT_NE(load_error("name: \"\\e[31mred\"\n").find(":1:7: name: contains a control "
+                                                       "character (U+001B"),
+            std::string::npos);
+  EXPECT_NE(load_error("a:\n  \"x\\ty\": 1\n").find(":2:3: a: contains a control character "
+                                                      "(U+0009, a tab)"),
+            std::string::npos);
+  EXPECT_NE(load_error("name: |\n  two\n  lines\n").find(":1:7: name: contains a control"),
+            std::string::npos);
+}
+
+TEST_F(ConfigFiles, SizeAndShapeLimits) {
+  // More nodes than kMaxYamlNodes, located where the limit is crossed.
+  std::string list = "layer_params: [";
+  for (size_t i = 0; i <= kMaxYamlNodes; ++i) list += "1,";
+  EXPECT_NE(load_error(list + "1]\n").find("the YAML document has more than 250000 nodes"),
+            std::string::npos);
+  // A billion laughs: 10^11 nodes once expanded, refused after reading it once.
+  std::string laughs = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'k'; ++c) {
+    laughs += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) laughs += std::string(i ? ", *" : "*") + char(c - 1);
+    laughs += "]\n";
+  }
+  EXPECT_NE(load_error(laughs).find(path() + ":6:"), std::string::npos) << load_error(laughs);
+  EXPECT_EQ(load_error(std::string(70, '[') + std::string(70, ']') + "\n"),
+            path() + ":1:65: the YAML nests deeper than 64 levels; a config nests a few levels "
+                     "(section, entry, value); check for unclosed '[' or '{'");
+  EXPECT_NE(load_error(std::string(1100, 'k') + ": 1\n").find(":1:1101: YAML syntax error: illegal "
+                                                            "map value; a key may be at most 1024 "
+                                                            "characters long"),
+            std::string::npos);
+  EXPECT_NE(load_error("a: &a {x: 1}\nb:\n  <<: *a\n").find(":3:3: b: merge keys ('<<: *name') are "
+                                                         "not supported"),
+            std::string::npos);
+}
+
+TEST_F(ConfigFiles, EndlessOrHugeFilesAreRefusedAfterBoundedReading) {
+  EXPECT_EQ(load_error(std::string(kMaxConfigBytes + 10, '#')),
+            path() + ": the file is larger than 16MiB, the most a config may hold; pass a YAML "
+                     "config (the shipped ones are a few KiB)");
+  for (const char* dev : {"/dev/zero", "/dev/urandom"}) {
+    try {
+      load_yaml_file(dev);
+      FAIL() << dev << " loaded";
+    } catch (const InputError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(std::string(dev) + ":1:", 0), 0u) << e.what();
+    }
+  }
 }
 
 TEST_F(ConfigFiles, SyntaxErrorHasOneBasedLocation) {
@@ -297,6 +367,33 @@ TEST(Override, NavigationErrors) {
   EXPECT_EQ(root["t"]["l"].size(), 4u);
   EXPECT_EQ(root["t"]["m"]["k"].Scalar(), "1");
   EXPECT_FALSE(root["t"]["nope"].IsDefined());
+}
+
+// Command-line text is checked as file text is: nothing unprintable reaches a message,
+// the table or results.json, and a value cannot expand without bound.
+TEST(Override, UnprintableOrExplodingValuesAreRejected) {
+  YAML::Node root = YAML::Load("name: x\n");
+  EXPECT_EQ(override_error(root, "name=a\x1b[31mred"),
+            "--set name=a\\x1b[31mred: contains a control character or invalid UTF-8 (U+001B, an "
+            "escape (terminal colour codes start with it)); write key.path=value as printable "
+            "UTF-8 text");
+  EXPECT_EQ(override_error(root, "name=caf\xe9"),
+            "--set name=caf\\xe9: contains a control character or invalid UTF-8 (byte 0xE9 (not "
+            "UTF-8)); write key.path=value as printable UTF-8 text");
+  EXPECT_EQ(override_error(root, "name=\"a\\nb\""),
+            "--set name=\"a\\nb\": the value contains a control character (U+000A, a line "
+            "break); names and values are one line of printable text");
+  std::string laughs = "name=[";
+  for (int level = 0; level < 6; ++level) laughs += "&l" + std::to_string(level) + " [";
+  laughs += "x, x, x, x, x, x, x, x, x, x";
+  for (int level = 5; level >= 0; --level) {
+    laughs += "]";
+    for (int k = 0; k < 9; ++k) laughs += ", *l" + std::to_string(level);
+  }
+  laughs += "]";
+  EXPECT_NE(override_error(root, laughs).find("the YAML document has more than 250000 nodes"),
+            std::string::npos);
+  EXPECT_EQ(root["name"].Scalar(), "x");
 }
 
 TEST(Nearest, FindsCloseCandidates) {
