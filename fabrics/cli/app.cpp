@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "fabrics/cli/compare.h"
 #include "fabrics/cli/results.h"
+#include "fabrics/config/input_guard.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/system.h"
 #include "fabrics/sim/training_run.h"
@@ -54,6 +56,19 @@ struct Options {
   throw InputError("command line: " + problem + "\n" + kUsage);
 }
 
+// --seed takes exactly the values the config's `seed` takes (its declared range).
+uint64_t parse_seed(const std::string& v) {
+  const ParamSpec& spec = config_top_spec().params.at(2);
+  FABRICSIM_ASSERT(spec.key == "seed", "the top-level spec lists seed third");
+  const auto max = uint64_t(spec.max);
+  uint64_t seed = 0;
+  const auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), seed);
+  if (v.empty() || ec != std::errc() || end != v.data() + v.size() || seed > max)
+    usage_error("--seed takes an integer from 0 to " + std::to_string(max) +
+                " (the range of the config's seed), got '" + cfg::printable(v) + "'");
+  return seed;
+}
+
 Options parse_args(const std::vector<std::string>& args) {
   Options o;
   if (args.empty()) usage_error("missing command");
@@ -75,10 +90,7 @@ Options parse_args(const std::vector<std::string>& args) {
     } else if (a == "--out" && (o.command == "run" || o.command == "compare")) {
       o.out = value(a);
     } else if (a == "--seed" && o.command == "run") {
-      const std::string v = value(a);
-      if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 18)
-        usage_error("--seed takes a non-negative integer, got '" + v + "'");
-      o.seed = std::stoull(v);
+      o.seed = parse_seed(value(a));
     } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
       o.quiet = true;
     } else if (a.size() > 1 && a[0] == '-') {

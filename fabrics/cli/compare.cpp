@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -72,6 +73,19 @@ std::vector<std::string> workload_keys() {
   return keys;
 }
 
+constexpr size_t kMaxLabel = 64;
+
+// A label names a directory under --out/systems: no separator, no "..", nothing hidden.
+bool safe_label(const std::string& s) {
+  if (s.empty() || s.size() > kMaxLabel || !std::isalnum(static_cast<unsigned char>(s[0])))
+    return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '_' && c != '+' &&
+        c != '-')
+      return false;
+  return true;
+}
+
 std::string slurp(const std::string& path) {
   std::ifstream f(path);
   std::stringstream ss;
@@ -125,6 +139,13 @@ bool is_compare_file(const std::string& file) {
 
 CompareSpec load_compare(const std::string& file, const std::vector<std::string>& extra_sets) {
   YAML::Node root = cfg::load_yaml_file(file);
+  // A system config given to compare: say so, instead of calling its keys unknown.
+  for (const char* key : {"link_types", "device_types", "topology"})
+    for (const auto& kv : root)
+      if (kv.first.IsScalar() && kv.first.Scalar() == key)
+        fail(file, kv.first, key, "this is a system config, not a compare file",
+             "run it with `fabricsim run " + file + "`, or list it in a compare file: systems: "
+             "[{config: " + std::filesystem::path(file).filename().string() + ", label: A}]");
   check_keys(file, root, "", kTopKeys);
   CompareSpec spec;
   spec.file = file;
@@ -187,9 +208,13 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
     cs.label = s["label"].IsDefined()
                    ? cfg::scalar(file, s["label"], path + ".label", "a label", "e.g. label: NVLink4")
                    : p.stem().string();
-    if (cs.label.empty() || cs.label.find_first_of(" \t") != std::string::npos)
-      fail(file, s["label"], path + ".label", "label '" + cs.label + "' is empty or has spaces",
-           "labels are table column names: e.g. NVLink4-H100");
+    if (!safe_label(cs.label))
+      fail(file, s["label"].IsDefined() ? s["label"] : s["config"], path + ".label",
+           "label '" + cs.label + "' is not a plain name",
+           "a label is a table column and a directory name under the output directory: 1 to " +
+               std::to_string(kMaxLabel) +
+               " letters, digits, '.', '_', '+' or '-', starting with a letter or digit, e.g. "
+               "NVLink4-H100");
     if (!labels.insert(cs.label).second)
       fail(file, s["label"].IsDefined() ? s["label"] : s, path + ".label",
            "label '" + cs.label + "' is used twice", "give each system its own label");
@@ -240,6 +265,9 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
     const CompareSystem& s = spec.systems[i];
     const fs::path sd = dir / "systems" / s.label;
     const fs::path err = dir / "systems" / (s.label + ".stderr");
+    // Labels were checked to be plain names; nothing a child writes may leave `dir`.
+    FABRICSIM_ASSERT(safe_label(s.label) && sd.parent_path() == dir / "systems",
+                     "compare: label '" + s.label + "' is not a plain name");
     if (!quiet) std::cerr << "# compare: running " << s.label << " (" << s.config << ")\n";
     const int rc = run_child(s, sd.string(), err.string());
     if (rc != 0) {

@@ -34,11 +34,15 @@ std::string format_bound(const ParamSpec& spec, double bound) {
       bound == std::floor(bound)) {
     const auto v = static_cast<uint64_t>(bound);
     switch (spec.kind) {
-      case ParamKind::kBandwidth: return format_bandwidth_bps(v);
+      case ParamKind::kBandwidth:
+        return spec.unit_doc.find("GB/s") != std::string::npos ? format_bandwidth_Bps(v)
+                                                                : format_bandwidth_bps(v);
       case ParamKind::kTime: return format_time_ps(v);
       default: return format_bytes(v);
     }
   }
+  if (spec.kind == ParamKind::kInt && bound == std::floor(bound) && std::fabs(bound) < 9.3e18)
+    return std::to_string(int64_t(bound));  // 9000000000000000000, not 9e+18
   return format_real(bound);
 }
 

@@ -1,5 +1,6 @@
 // The `simulation:` section: run-wide settings.
 #include "fabrics/systems/system_spec.h"
+#include "models/core/limits.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -24,8 +25,9 @@ const ParamBlock& simulation_params() {
                   0),
             &S::aggregate_min_message),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
-                  "Stop with an error if the workload has not finished by this simulated time.",
-                  1),
+                  "Stop with an error (exit 2) if the workload has not finished by this "
+                  "simulated time.",
+                  1, limits::kMaxTimePs),
             &S::time_limit_ps),
        bind(param("functional", K::kBool, "false", "",
                   "Carry real numbers through the collectives and check every rank's result "

@@ -92,6 +92,15 @@ void Builder::add_link(LinkEnd a, LinkEnd b, const std::string& type, const Link
   const LinkParams& lt = link_type(at.type, sub("type"), type);
   if (a.device == b.device && a.port == b.port)
     fail(file_, at.b, sub("b"), "a link cannot join a port to itself", "link two different ports");
+  // A loop back into the same device carries nothing a route could use (routes never
+  // return to the device they left) and would count its traffic twice.
+  if (a.device == b.device) {
+    const std::string& d = graph_.devices[size_t(a.device)].name;
+    fail(file_, at.b, sub("b"),
+         "a link cannot join two ports of one device (" + d + ".port[" + std::to_string(a.port) +
+             "] and " + d + ".port[" + std::to_string(b.port) + "])",
+         "link the port to another device");
+  }
   int which = 0;
   for (const LinkEnd& end : {a, b}) {
     const YAML::Node& node = which == 0 ? at.a : at.b;

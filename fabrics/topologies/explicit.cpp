@@ -93,6 +93,9 @@ void build(const cfg::Params&, Builder& b) {
     if (!ranks.IsSequence())
       fail(file, ranks, "topology.ranks", "expected a list of endpoint names",
            "e.g. ranks: [gpu0, gpu1]");
+    if (ranks.size() == 0)
+      fail(file, ranks, "topology.ranks", "the list of ranks is empty",
+           "list the endpoints that run the workload, or remove the key to use every endpoint");
     std::set<int> seen;
     std::vector<int> order;
     const Graph& g = b.graph();

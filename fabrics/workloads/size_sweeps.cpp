@@ -3,6 +3,7 @@
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/datatype.h"
+#include "models/core/limits.h"
 #include "models/core/text.h"
 #include "models/core/units.h"
 
@@ -15,15 +16,18 @@ using K = ParamKind;
 // Sweep parameters shared by both sweep types.
 std::vector<ParamSpec> sweep_params() {
   return {
-      param("min_bytes", K::kBytes, "", "bytes", "First message size (nccl-tests size).", 1),
-      param("max_bytes", K::kBytes, "", "bytes", "Last message size (inclusive).", 1),
+      param("min_bytes", K::kBytes, "", "bytes", "First message size (nccl-tests size).", 1,
+            limits::kMaxMessageBytes),
+      param("max_bytes", K::kBytes, "", "bytes", "Last message size (inclusive).", 1,
+            limits::kMaxMessageBytes),
       param("step_factor", K::kInt, "2", "", "Size multiplier between rows.", 2, 1024),
       choice("datatype", datatype_names(), "float",
              "Element type (sets count = size / element size)."),
       param("channels", K::kInt, "1", "",
             "Independent streams over disjoint parts of the buffer (NCCL channels).", 1, 64),
       param("chunk_bytes", K::kBytes, "512KiB", "bytes",
-            "Pipelining granularity: messages are cut into pieces of this size.", 1),
+            "Pipelining granularity: messages are cut into pieces of this size.", 1,
+            limits::kMaxMessageBytes),
       param("slices", K::kInt, "1", "",
             "all_reduce hierarchical and hierarchical_nvls only: every channel's data is cut "
             "into this many slices that run the three phases as a pipeline, so the domain "
@@ -37,13 +41,13 @@ std::vector<ParamSpec> sweep_params() {
              "sender's fence completes on the ack, then it writes a flag; the chunk is "
              "complete when the flag arrives. All of it is fabric traffic."),
       param("ack_bytes", K::kBytes, "16B", "bytes",
-            "Payload of a write acknowledgement (sync: fence_flag).", 1),
+            "Payload of a write acknowledgement (sync: fence_flag).", 1, 4096),
       param("flag_bytes", K::kBytes, "8B", "bytes",
-            "Payload of a completion flag (sync: fence_flag).", 1),
+            "Payload of a completion flag (sync: fence_flag).", 1, 4096),
       param("launch_latency", K::kTime, "0ns", "us",
             "Time from a collective's start until its first operation may run (kernel "
             "launch); counted in the measured time.",
-            0)};
+            0, 1e12)};
 }
 
 // What both sweeps share after the collective and algorithm are known.

@@ -1,11 +1,13 @@
 // Training workloads: one step (or layer) of ddp_step, fsdp_step, moe_layer or tp_layer, as
 // compute ops and collectives with the framework's stream dependencies
 // (models/collectives/training.h builds them; fabrics/sim/training_run.cpp runs them).
+#include <cstdio>
 #include <functional>
 
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/datatype.h"
+#include "models/core/limits.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -24,18 +26,19 @@ std::vector<ParamSpec> comm_params() {
              "Element type of parameters, gradients and activations."),
       param("channels", K::kInt, "1", "", "NCCL channels of every collective.", 1, 64),
       param("chunk_bytes", K::kBytes, "512KiB", "bytes",
-            "Pipelining granularity: messages are cut into pieces of this size.", 1),
+            "Pipelining granularity: messages are cut into pieces of this size.", 1,
+            limits::kMaxMessageBytes),
       choice("sync", {"data", "fence_flag"}, "data",
              "Chunk completion protocol, as in collective_sweep."),
       param("ack_bytes", K::kBytes, "16B", "bytes",
-            "Payload of a write acknowledgement (sync: fence_flag).", 1),
+            "Payload of a write acknowledgement (sync: fence_flag).", 1, 4096),
       param("flag_bytes", K::kBytes, "8B", "bytes",
-            "Payload of a completion flag (sync: fence_flag).", 1),
+            "Payload of a completion flag (sync: fence_flag).", 1, 4096),
       param("launch_latency", K::kTime, "0ns", "us",
             "Fixed cost of EVERY collective on its stream (kernel launch, framework "
             "bookkeeping; an assumption), paid after its inputs are ready and the previous "
             "collective on the stream is done.",
-            0),
+            0, 1e12),
       param("ranks", K::kInt, "0", "ranks",
             "Run on the first N ranks of the config (scaling runs, scripts/scaling.sh); 0: "
             "every rank.",
@@ -55,11 +58,45 @@ std::vector<ParamSpec> model_params() {
             "first). Default 12 x 1024^2 (a GPT-2-medium-like layer).",
             1, 1e12),
       param("tokens", K::kInt, "8192", "tokens (per rank per step)",
-            "Tokens one rank processes per step (micro-batch x sequence length).", 1, 1e12),
+            "Tokens one rank processes per step (micro-batch x sequence length).", 1, 1e9),
       param("forward_time", K::kTime, "0ns", "us (per layer)",
-            "Forward compute of one layer; 0: 2 x params x tokens FLOPs / device_tflops.", 0),
+            "Forward compute of one layer; 0: 2 x params x tokens FLOPs / device_tflops.", 0,
+            limits::kMaxTimePs),
       param("backward_time", K::kTime, "0ns", "us (per layer)",
-            "Backward compute of one layer; 0: 4 x params x tokens FLOPs / device_tflops.", 0)};
+            "Backward compute of one layer; 0: 4 x params x tokens FLOPs / device_tflops.", 0,
+            limits::kMaxTimePs)};
+}
+
+// Simulated seconds, for messages.
+std::string seconds(long double ps) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3Lg s", ps * 1e-12L);
+  return buf;
+}
+
+// The compute the model's layers take on one rank in one step, from forward_time and
+// backward_time or from FLOPs (2 x params x tokens forward, twice that backward, at
+// device_tflops: FLOPs / TFLOP/s = ps), computed wide: it must stay within an hour of
+// simulated time (limits.h), so that every compute time and their sums fit in 64 bits.
+void check_compute(const cfg::Params& p, const TrainingSpec& t) {
+  long double total = 0;
+  for (uint64_t params : t.layer_params) {
+    const long double flops = 2.0L * params * t.tokens;
+    total += t.forward_ps ? (long double)t.forward_ps : flops / t.device_tflops;
+    total += t.backward_ps ? (long double)t.backward_ps : 2 * flops / t.device_tflops;
+  }
+  if (total > limits::kMaxTimePs) {
+    const bool given = t.forward_ps && t.backward_ps;
+    p.fail(given ? "forward_time" : "layer_params",
+           "one step computes for " + seconds(total) + " on every rank (" +
+               std::to_string(t.layer_params.size()) + " layers" +
+               (given ? "" : ", 2 x params x " + std::to_string(t.tokens) +
+                                 " tokens FLOPs forward and twice that backward at " +
+                                 std::to_string(int64_t(t.device_tflops)) + " TFLOP/s") +
+               "), more than the hour of simulated time a run may last",
+           given ? "lower forward_time, backward_time or layers"
+                 : "lower layers, layer_params or tokens, or raise device_tflops");
+  }
 }
 
 // What every training workload shares: communication, ranks, and (with_model) the layers.
@@ -106,6 +143,7 @@ void parse_common(const cfg::Params& p, const cfg::Params& sim, SystemSpec& s, b
   t.tokens = uint64_t(p.integer("tokens"));
   t.forward_ps = p.time_ps("forward_time");
   t.backward_ps = p.time_ps("backward_time");
+  check_compute(p, t);
 }
 
 using Parse = std::function<void(const cfg::Params&, TrainingSpec&, int ranks)>;
@@ -140,12 +178,13 @@ WorkloadKind ddp_step_workload() {
       {param("bucket_bytes", K::kBytes, "25MiB", "bytes",
              "Bucket cap (PyTorch bucket_cap_mb default 25 MiB); a bucket closes once it holds "
              "at least this much; layers are not split.",
-             1),
+             1, limits::kMaxMessageBytes),
        param("first_bucket_bytes", K::kBytes, "0B", "bytes",
-             "Cap of the first bucket (PyTorch uses 1 MiB); 0B: bucket_bytes.", 0),
+             "Cap of the first bucket (PyTorch uses 1 MiB); 0B: bucket_bytes.", 0,
+             limits::kMaxMessageBytes),
        param("bucket_sweep_kib", K::kIntList, "[]", "KiB",
              "Bucket caps to sweep, one row each (in KiB = 1024 B); empty: only bucket_bytes.",
-             1, 1e9)},
+             1, 1073741824)},
       true, [](const cfg::Params& p, TrainingSpec& t, int) {
         t.bucket_bytes = p.bytes("bucket_bytes");
         t.first_bucket_bytes = p.bytes("first_bucket_bytes");
@@ -187,7 +226,7 @@ WorkloadKind moe_layer_workload() {
              "of the experts); 0 = uniform.",
              0, 8),
        param("expert_time_per_token", K::kTime, "0ns", "ns",
-             "Expert compute per routed token; 0: from ffn_hidden and device_tflops.", 0),
+             "Expert compute per routed token; 0: from ffn_hidden and device_tflops.", 0, 1e9),
        param("ep", K::kInt, "0", "ranks",
              "Expert-parallel group size (divides ranks): every group holds all experts and "
              "routes its own tokens; 0: one group of every rank.",
@@ -212,6 +251,19 @@ WorkloadKind moe_layer_workload() {
                      " ranks",
                  "use a divisor of the rank count, or 0 (all ranks)");
         const int group = t.ep > 0 ? t.ep : n;
+        // The busiest expert rank computes at most every routed token of its group: that
+        // time must stay within an hour of simulated time (limits.h), so it fits 64 bits.
+        const long double per_token =
+            t.expert_ps_per_token ? (long double)t.expert_ps_per_token
+                                  : 4.0L * t.hidden * t.ffn_hidden / t.device_tflops;
+        const long double worst = per_token * t.tokens * t.top_k * group;
+        if (worst > limits::kMaxTimePs)
+          p.fail(t.expert_ps_per_token ? "expert_time_per_token" : "tokens",
+                 "the expert compute of a rank could take up to " + seconds(worst) + " (" +
+                     std::to_string(t.tokens) + " tokens x top_k " + std::to_string(t.top_k) +
+                     " x " + std::to_string(group) + " ranks x " + seconds(per_token) +
+                     " per token), more than the hour of simulated time a run may last",
+                 "lower tokens, hidden or ffn_hidden, or set expert_time_per_token");
         if (int64_t(t.top_k) > int64_t(group) * t.experts_per_rank)
           p.fail("top_k",
                  "top_k " + std::to_string(t.top_k) + " is more than the " +

@@ -313,4 +313,11 @@ std::string format_bandwidth_bps(uint64_t bps) {
   return !bytes.empty() && bytes.size() < bits.size() ? bytes : bits;
 }
 
+std::string format_bandwidth_Bps(uint64_t bps) {
+  if (bps == 0 || bps % 8 != 0) return format_bandwidth_bps(bps);
+  const std::string s = format_largest(
+      bps / 8, {{kTera, "TB/s"}, {kGiga, "GB/s"}, {kMega, "MB/s"}, {kKilo, "kB/s"}, {1, "B/s"}});
+  return s.empty() ? format_bandwidth_bps(bps) : s;
+}
+
 }  // namespace fabricsim

@@ -39,5 +39,8 @@ uint64_t parse_bytes(const std::string& s);
 std::string format_bytes(uint64_t bytes);        // "8GiB", "1.5KiB", "1000B"
 std::string format_time_ps(uint64_t ps);         // "150ns", "1.25us", "0ns"
 std::string format_bandwidth_bps(uint64_t bps);  // "400Gb/s", "26.8Tb/s", "50GiB/s"
+// In SI bytes per second when whole bytes show exactly ("1GB/s", "1000TB/s"), else as
+// format_bandwidth_bps: for quantities documented in GB/s (memories, engines).
+std::string format_bandwidth_Bps(uint64_t bps);
 
 }  // namespace fabricsim

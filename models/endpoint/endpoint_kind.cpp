@@ -3,6 +3,7 @@
 #include <map>
 
 #include "models/core/device_kind.h"
+#include "models/core/limits.h"
 #include "models/endpoint/endpoint.h"
 #include "models/link/link_type.h"
 
@@ -26,12 +27,12 @@ DeviceKind endpoint_kind() {
        bind(param("memory_bandwidth", K::kBandwidth, "", "GB/s",
                   "Local memory bandwidth; a reduction of B bytes moves 3B (two reads, one "
                   "write).",
-                  1),
+                  limits::kMinDeviceBandwidthBps, limits::kMaxDeviceBandwidthBps),
             &E::memory_bandwidth_bps),
        bind(param("read_turnaround", K::kTime, "0ns", "ns",
                   "Read target: from a read request's arrival to its response data being "
                   "handed to the DMA (memory access latency).",
-                  0),
+                  0, limits::kMaxLatencyPs),
             &E::read_turnaround_ps),
        bind(param("nic_ports", K::kInt, "0", "ports",
                   "Scale-out NIC ports (one NIC per GPU: 1), numbered after the fabric ports "

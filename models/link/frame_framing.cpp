@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "models/core/limits.h"
 #include "models/link/packet_link_layer.h"
 
 namespace fabricsim {
@@ -30,13 +31,15 @@ FramingKind frame_framing() {
   f.params = param_block<F>(
       "frame",
       {bind(param("header_bytes", K::kBytes, "0B", "bytes",
-                  "Per-packet header and trailer incl. FCS (framing: frame).", 0),
+                  "Per-packet header and trailer incl. FCS (framing: frame).", 0,
+                  limits::kMaxFramingBytes),
             &F::header_bytes),
        bind(param("min_frame_bytes", K::kBytes, "0B", "bytes",
-                  "Frames shorter than this are padded (framing: frame).", 0),
+                  "Frames shorter than this are padded (framing: frame).", 0, 65536),
             &F::min_frame_bytes),
        bind(param("gap_bytes", K::kBytes, "0B", "bytes",
-                  "Preamble + SFD + inter-frame gap per packet (framing: frame).", 0),
+                  "Preamble + SFD + inter-frame gap per packet (framing: frame).", 0,
+                  limits::kMaxFramingBytes),
             &F::gap_bytes)});
   f.apply = [](LinkParams& l, const std::any& p) {
     l.framing = std::make_shared<const FrameFraming>(std::any_cast<const F&>(p));

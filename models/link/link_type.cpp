@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "models/core/limits.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -34,7 +35,8 @@ const ParamBlock& link_params() {
             &L::protocol),
        param("lanes", K::kInt, "", "lanes", "Lanes per direction.", 1, 64),
        param("lane_rate", K::kBandwidth, "", "Gb/s (per lane, per direction)",
-             "Data rate of one lane after line coding.", 1),
+             "Data rate of one lane after line coding.", limits::kMinLaneRateBps,
+             limits::kMaxLaneRateBps),
        param("encoding_efficiency", K::kReal, "1.0", "ratio",
              "Line-code efficiency applied to lanes x lane_rate, as a decimal (e.g. 0.984615 "
              "for PCIe Gen5's 128b/130b).",
@@ -51,12 +53,13 @@ const ParamBlock& link_params() {
                   1, 65536),
             &L::packet_payload),
        bind(param("latency", K::kTime, "", "ns (one way)",
-                  "Propagation + PHY/FEC latency of one direction.", 0),
+                  "Propagation + PHY/FEC latency of one direction.", 0, limits::kMaxLatencyPs),
             &L::latency_ps),
        bind(param("vcs", K::kInt, "1", "", "Virtual channels, each with its own credits.", 1, 16),
             &L::vcs),
        bind(param("rx_buffer", K::kBytes, "", "bytes (per VC, counted in wire bytes)",
-                  "Receive buffer per virtual channel at each end; credits = its size.", 1),
+                  "Receive buffer per virtual channel at each end; credits = its size.", 1,
+                  limits::kMaxBufferBytes),
             &L::rx_buffer_bytes),
        bind(param("ber", K::kReal, "0", "errors per wire bit",
                   "Bit error rate of each direction, after FEC. > 0 turns on link-level "
@@ -71,20 +74,20 @@ const ParamBlock& link_params() {
                   "starts only when it fits. Used only when ber > 0, and then it must hold one "
                   "transaction + the bytes of an ack round trip (rate x (2 x latency + "
                   "ack_delay), + one codeword on framing: ualink).",
-                  1),
+                  1, limits::kMaxBufferBytes),
             &L::replay_buffer_bytes),
        bind(param("ack_delay", K::kTime, "20ns", "ns",
                   "Receiver's ack coalescing: a good packet is acknowledged this long after "
                   "its tail arrives (PCIe's AckNak latency timer). Sets when the replay buffer "
                   "frees. Used only when ber > 0.",
-                  0),
+                  0, limits::kMaxLatencyPs),
             &L::ack_delay_ps),
        bind(param("retry_latency", K::kTime, "30ns", "ns",
                   "NAK turnaround: from a bad packet's tail at the receiver to the NAK "
                   "leaving, plus the sender's time to start the replay. A replay starts 2 x "
                   "latency + retry_latency after the bad packet's tail left the sender. Used "
                   "only when ber > 0.",
-                  0),
+                  0, limits::kMaxLatencyPs),
             &L::retry_latency_ps)},
       [](L& l, const ParamReader& r) {
         const long double rate = (long double)r.integer("lanes") * r.bandwidth_bps("lane_rate") *

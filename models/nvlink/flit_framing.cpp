@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "models/core/limits.h"
 #include "models/link/packet_link_layer.h"
 
 namespace fabricsim {
@@ -29,7 +30,8 @@ FramingKind flit_framing() {
   f.name = "flit";
   f.params = param_block<F>(
       "flit",
-      {bind(param("flit_bytes", K::kBytes, "16B", "bytes", "Flit size (framing: flit).", 1),
+      {bind(param("flit_bytes", K::kBytes, "16B", "bytes", "Flit size (framing: flit).", 1,
+                  limits::kMaxFramingBytes),
             &F::flit_bytes),
        bind(param("overhead_flits", K::kInt, "1", "flits",
                   "Non-data flits per packet: header with CRC, address/byte-enable (framing: "

@@ -6,6 +6,7 @@
 
 #include "models/core/datatype.h"
 #include "models/core/errors.h"
+#include "models/core/limits.h"
 #include "models/core/packet.h"
 #include "models/core/text.h"
 #include "models/core/types.h"
@@ -219,16 +220,23 @@ void NvlsUnit::add_stats(nlohmann::json& j, uint64_t now_ps) const {
 
 namespace {
 
-// "none" -> 0, or a bandwidth in bytes per second (the units parser rejects zero).
+// "none" -> 0, or a bandwidth in bytes per second, within the device bandwidths of
+// limits.h.
 uint64_t optional_Bps(const ParamReader& r, const std::string& key) {
   const std::string& v = r.str(key);
   if (v == "none") return 0;
+  uint64_t bps = 0;
   try {
-    return parse_bandwidth_bps(v) / 8;
+    bps = parse_bandwidth_bps(v);
   } catch (const UnitError& ex) {
     r.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
   }
-  return 0;  // not reached: fail() throws
+  if (bps < limits::kMinDeviceBandwidthBps || bps > limits::kMaxDeviceBandwidthBps)
+    r.fail(key, "value " + v + " is outside the range of an engine's throughput",
+           "allowed range: " + format_bandwidth_Bps(uint64_t(limits::kMinDeviceBandwidthBps)) +
+               " to " + format_bandwidth_Bps(uint64_t(limits::kMaxDeviceBandwidthBps)) +
+               ", or none");
+  return bps / 8;
 }
 
 void resolve(NvlsParams& n, const ParamReader& r) {

@@ -1,5 +1,6 @@
 #include "models/pcie/root_complex.h"
 
+#include "models/core/limits.h"
 #include "models/switch/switch_kind.h"
 
 namespace fabricsim {
@@ -33,17 +34,17 @@ SwitchFeatureKind host_path_feature() {
        bind(param("root_complex_bandwidth", K::kBandwidth, "", "GB/s (per direction)",
                   "Data path between the root ports and the host, per direction (ports -> "
                   "host, host -> ports); every forwarded byte crosses it once each way.",
-                  1),
+                  limits::kMinDeviceBandwidthBps, limits::kMaxDeviceBandwidthBps),
             &H::rc_bps),
        bind(param("host_memory_bandwidth", K::kBandwidth, "", "GB/s (reads + writes)",
                   "Host memory (DRAM) bandwidth shared by reads and writes, e.g. 12 DDR5-4800 "
                   "channels x 38.4 GB/s = 460.8GB/s; a bounced byte is written once and read "
                   "once (p2p: false).",
-                  1),
+                  limits::kMinDeviceBandwidthBps, limits::kMaxDeviceBandwidthBps),
             &H::memory_bps),
        bind(param("memory_latency", K::kTime, "100ns", "ns",
                   "Host memory read latency added to every bounced transaction (p2p: false).",
-                  0),
+                  0, limits::kMaxLatencyPs),
             &H::memory_latency_ps)},
       [](H& h, const ParamReader&) { h.enabled = true; });
   f.create = [](const std::any& p) -> std::unique_ptr<SwitchFeature> {

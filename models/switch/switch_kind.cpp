@@ -1,6 +1,7 @@
 #include "models/switch/switch_kind.h"
 
 #include "models/core/device_model.h"
+#include "models/core/limits.h"
 #include "models/link/link_type.h"
 #include "models/switch/arbiter.h"
 #include "models/switch/switch.h"
@@ -22,7 +23,8 @@ const ParamBlock& switch_frame_params() {
                   4096),
             &S::ports),
        bind(param("pipeline_latency", K::kTime, "", "ns",
-                  "Ingress pipeline: arrival of a packet's head to eligible for the crossbar.", 0),
+                  "Ingress pipeline: arrival of a packet's head to eligible for the crossbar.", 0,
+                  limits::kMaxLatencyPs),
             &S::pipeline_latency_ps),
        bind(choice("input_queues", {"voq", "fifo"}, "voq",
                    "voq: one virtual output queue per output at every input; fifo: one queue "
@@ -38,7 +40,7 @@ const ParamBlock& switch_frame_params() {
        bind(param("egress_buffer", K::kBytes, "", "bytes (payload, per output)",
                   "Egress queue; the crossbar starts a transfer into it while it holds less "
                   "than this, so it may overshoot by one transaction.",
-                  1),
+                  1, limits::kMaxBufferBytes),
             &S::egress_buffer_bytes),
        bind(choice("route_select", {"adaptive", "hash"}, "adaptive",
                    "Choice among equal-cost outputs: least queued bytes, or a hash of the "

@@ -246,6 +246,18 @@ check_case set_bad_value 2 "$GOOD:<--set>: workload.max_bytes:" "'lots' is not a
   check "$GOOD" --set workload.max_bytes=lots
 check_case set_without_equals 2 "--set workload" "expected key.path=value" -- \
   check "$GOOD" --set workload
+# An empty --set value is located at the --set, not at the key's line in the file.
+check_case set_empty_value 2 "$GOOD:<--set>: workload.max_bytes: no value given" -- \
+  check "$GOOD" --set workload.max_bytes=
+check_case set_control_character 2 "contains a control character or invalid UTF-8 (U+001B" -- \
+  check "$GOOD" --set "name=a$(printf '\033')[31mred"
+# Endless devices: refused after bounded reading, at the first byte that is not text.
+check_case dev_zero 2 "/dev/zero:1:1: a control character (U+0000, a NUL byte)" -- check /dev/zero
+check_case dev_urandom 2 "/dev/urandom:1:" -- check /dev/urandom
+# --seed takes every value the config's seed takes, and no other.
+check_case seed_largest 0 -- run "$GOOD" --seed 9000000000000000000 --quiet
+check_case seed_too_large 2 "--seed takes an integer from 0 to 9000000000000000000" -- \
+  run "$GOOD" --seed 9000000000000000001 --quiet
 check_case describe_unknown_type 2 "no_such_type" -- describe no_such_type
 check_case compare_without_file 2 "compare takes exactly one FILE" -- compare
 check_case compare_missing_file 2 "$MISSING" -- compare "$MISSING"
