@@ -6,13 +6,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 
 #include <systemc>
 
 #include "fabrics/cli/compare.h"
+#include "fabrics/cli/outcome.h"
+#include "fabrics/cli/output.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/config/input_guard.h"
 #include "fabrics/plugins.h"
@@ -27,6 +28,7 @@
 #include "models/collectives/sweep.h"
 #include "models/core/errors.h"
 #include "models/core/packet.h"
+#include "models/core/run_control.h"
 #include "models/core/types.h"
 
 namespace fabricsim {
@@ -40,7 +42,8 @@ const char* kUsage =
     "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
-    "exit codes: 0 success, 2 bad input, 3 internal error\n";
+    "exit codes: 0 success, 2 bad input (or a run that cannot finish within its limits),\n"
+    "  3 internal error, 4 stopped by SIGINT or SIGTERM\n";
 
 struct Options {
   std::string command;
@@ -125,6 +128,9 @@ std::string join_args(const std::vector<std::string>& args) {
 
 int run(const Options& o, const std::vector<std::string>& args) {
   const SystemSpec spec = load_system(o.config, o.sets, o.seed);
+  // From here SIGINT, SIGTERM and the wall-clock limit stop the run cleanly (exit 4, or 2
+  // for the limit) instead of killing it; the simulation reads the request between instants.
+  const StopHandlers stop_handlers(double(spec.simulation.wall_limit_ps) * 1e-12);
   std::filesystem::path out_dir;
   if (o.out) {
     out_dir = *o.out;
@@ -170,26 +176,14 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           return s;
                         },
                         spec.simulation.functional ? &algo : nullptr, w.root);
-  sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+  // Starvation ends the run early: with events left, the next one lies beyond the time
+  // limit; with none, nothing can move any more (outcome.h tells which, and why).
+  if (!stop_requested())
+    sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps),
+                      sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
-  if (!sweep.finished() || (runner && !runner->finished())) {
-    if (now >= spec.simulation.time_limit_ps)
-      throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
-                       std::to_string(double(spec.simulation.time_limit_ps) * 1e-12) +
-                       " s of simulated time; raise simulation.time_limit or shrink the workload");
-    const uint64_t in_flight = sys.messages_in_flight();
-    throw InternalError("the simulation ran out of events before the workload finished "
-                        "(deadlock): " +
-                        (runner ? std::to_string(runner->started()) + " of " +
-                                      std::to_string(runner->total()) + " jobs started, "
-                                : std::to_string(sweep.rows().size()) + " of " +
-                                      std::to_string(w.sizes().size()) +
-                                      " collectives started, ") +
-                        std::to_string(sys.engine().ops_completed()) + " ops completed, " +
-                        std::to_string(in_flight) + " messages in flight, " +
-                        std::to_string(PacketPool::global().outstanding()) +
-                        " transactions outstanding");
-  }
+  if (!sweep.finished() || (runner && !runner->finished()))
+    report_unfinished(spec, sys, sweep, runner.get(), now, sc_core::sc_pending_activity());
   RunCost cost;
   cost.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -268,9 +262,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["units"] = train->units_json();
     }
     const std::filesystem::path file = out_dir / "results.json";
-    std::ofstream f(file);
-    f << j.dump(2) << "\n";
-    if (!f) throw InputError("--out: cannot write " + file.string());
+    write_file_atomic(file.string(), json_text(j));
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
   }
   return kExitOk;
@@ -305,12 +297,18 @@ int app_main(const std::vector<std::string>& args) {
                 << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n";
       return kExitOk;
     }
-    if (o.command == "compare")
-      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args));
+    if (o.command == "compare") {
+      const CompareSpec c = load_compare(o.config, o.sets);
+      const StopHandlers stop_handlers;  // SIGINT/SIGTERM: stop the running child, then us
+      return run_compare(c, o.out, o.quiet, join_args(args));
+    }
     return run(o, args);
   } catch (const InputError& e) {
     std::cerr << "fabricsim: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const Interrupted& e) {
+    std::cerr << "fabricsim: interrupted: " << e.what() << "\n";
+    return kExitInterrupted;
   } catch (const InternalError& e) {
     std::cerr << "fabricsim: internal error: " << e.what() << "\n";
     return kExitInternal;

@@ -1,10 +1,12 @@
 #include "fabrics/cli/compare.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -17,10 +19,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabrics/cli/output.h"
 #include "fabrics/config/document.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/errors.h"
+#include "models/core/run_control.h"
 
 namespace fabricsim {
 
@@ -120,8 +124,18 @@ int run_child(const CompareSystem& s, const std::string& dir, const std::string&
     ::execv("/proc/self/exe", argv.data());
     ::_exit(127);
   }
+  // Wait, passing a stop request on: the child stops cleanly (exit 4) and so do we.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
+  bool forwarded = false;
+  for (;;) {
+    const pid_t got = ::waitpid(pid, &status, WNOHANG);
+    if (got == pid) break;
+    if (got < 0 && errno != EINTR) throw InternalError("compare: waitpid failed");
+    if (stop_requested() && !forwarded) {
+      ::kill(pid, SIGTERM);
+      forwarded = true;
+    }
+    ::usleep(20000);
   }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -270,6 +284,12 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
                      "compare: label '" + s.label + "' is not a plain name");
     if (!quiet) std::cerr << "# compare: running " << s.label << " (" << s.config << ")\n";
     const int rc = run_child(s, sd.string(), err.string());
+    if (rc == kExitInterrupted || stop_requested())
+      throw Interrupted(std::string("stopped by ") +
+                        stop_reason_name(stop_requested() ? stop_reason() : StopReason::kTerminate) +
+                        " while system '" + s.label + "' ran; the systems before it are in " +
+                        (out_dir ? (dir / "systems").string() : std::string("no directory")) +
+                        ", no merged results.json was written");
     if (rc != 0) {
       std::string e = slurp(err.string());
       while (!e.empty() && e.back() == '\n') e.pop_back();
@@ -379,9 +399,7 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
     j["systems"] = sys;
     j["table"] = table;
     const fs::path file = dir / "results.json";
-    std::ofstream f(file);
-    f << j.dump(2) << "\n";
-    if (!f) throw InputError("--out: cannot write " + file.string());
+    write_file_atomic(file.string(), json_text(j));
     if (!quiet) std::cout << "# results: " << file.string() << "\n";
   }
   return kExitOk;

@@ -1,7 +1,10 @@
 #include "fabrics/sim/system.h"
 
+#include <algorithm>
+
 #include "models/core/errors.h"
 #include "models/core/scheduler.h"
+#include "models/core/units.h"
 #include "models/endpoint/endpoint.h"
 
 namespace fabricsim {
@@ -103,6 +106,21 @@ uint64_t System::payload_sunk() const {
   uint64_t n = 0;
   for (const auto& d : devices_) n += d->payload_sunk();
   return n;
+}
+
+std::vector<std::string> System::credit_waits(size_t max) const {
+  std::vector<const Port*> waiting;
+  for (const Port* p : all_ports_)
+    if (p->credit_wait_since_ps() != UINT64_MAX) waiting.push_back(p);
+  std::stable_sort(waiting.begin(), waiting.end(), [](const Port* a, const Port* b) {
+    return a->credit_wait_since_ps() < b->credit_wait_since_ps();
+  });
+  std::vector<std::string> out;
+  for (size_t i = 0; i < waiting.size() && i < max; ++i)
+    out.push_back(waiting[i]->display_name() + " (since " +
+                  format_time_ps(waiting[i]->credit_wait_since_ps()) + ")");
+  if (waiting.size() > max) out.push_back("and " + std::to_string(waiting.size() - max) + " more");
+  return out;
 }
 
 uint64_t System::messages_in_flight() const {

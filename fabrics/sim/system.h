@@ -33,6 +33,9 @@ class System {
   uint64_t payload_sourced() const;
   uint64_t payload_sunk() const;
   uint64_t messages_in_flight() const;
+  // Ports whose transmitter waits for credits, oldest wait first (at most `max`), as
+  // "gpu0.port[3] (since 1.2us)": for the deadlock report.
+  std::vector<std::string> credit_waits(size_t max) const;
 
  private:
   const SystemSpec& spec_;

@@ -94,6 +94,12 @@ class Loader {
                                  file_, "simulation");
     s_.simulation = std::any_cast<SimulationParams>(p.store(block));
     s_.resolved["simulation"] = p.to_json();
+    // The resource limits decide whether a run may go on, never what it computes: they are
+    // reported with the run cost, not in the resolved config two runs are compared by.
+    s_.resolved["simulation"].erase("wall_limit");
+    s_.resolved["simulation"].erase("memory_limit");
+    for (const ParamSpec& spec : block.specs)
+      s_.where["simulation." + spec.key] = cfg::where(file_, p.node(spec.key));
     src_.simulation = p;
   }
 

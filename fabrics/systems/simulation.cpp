@@ -32,7 +32,21 @@ const ParamBlock& simulation_params() {
        bind(param("functional", K::kBool, "false", "",
                   "Carry real numbers through the collectives and check every rank's result "
                   "exactly (for sizes up to 64MiB)."),
-            &S::functional)},
+            &S::functional),
+       bind(param("wall_limit", K::kTime, "86400s", "wall-clock time",
+                  "The most wall-clock time a run may take. A run whose estimated work "
+                  "(fabricsim check prints it) needs longer is refused before it starts, and "
+                  "one still running at this limit stops (exit 2) with what it did.",
+                  1e12, 1e18),
+            &S::wall_limit_ps),
+       bind(param("memory_limit", K::kBytes, "0B", "bytes",
+                  "The most memory a run may use: a system whose estimated memory (devices, "
+                  "ports, routes, schedules, packets in flight; fabricsim check prints it) "
+                  "exceeds it is refused before it is built, and the process cannot allocate "
+                  "more than it (plus a margin for the estimate's error). 0B: three quarters "
+                  "of this machine's memory.",
+                  0, 17592186044416.0),
+            &S::memory_limit)},
       [](S& s, const ParamReader& r) {
         if (s.aggregate_bytes > (1ull << 30))
           r.fail("aggregate_bytes",

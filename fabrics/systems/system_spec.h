@@ -23,6 +23,8 @@ struct SimulationParams {
   uint64_t aggregate_min_message = 0;
   uint64_t time_limit_ps = 0;
   bool functional = false;
+  uint64_t wall_limit_ps = 0;    // wall-clock time a run may take (ps, as every time)
+  uint64_t memory_limit = 0;     // bytes the run may use; 0 in the config: default_memory_limit()
 };
 const ParamBlock& simulation_params();
 
@@ -42,6 +44,9 @@ struct SystemSpec {
   // domain hierarchical_nvls is nvls's schedule and is left to nvls.
   std::vector<std::string> auto_in_switch;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
+  // "file:line:col" (or "file:<--set>", or just "file" when defaulted) of the settings that
+  // errors found while running point at: "simulation.time_limit", "simulation.wall_limit".
+  std::map<std::string, std::string> where;
 
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {

@@ -11,6 +11,9 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
                                    uint32_t elem_bytes)
     : sc_module(n), ranks_(std::move(ranks)), elem_bytes_(elem_bytes), st_(ranks_.size()) {
   delay_alarm_ = Alarm{this, 0};
+  // Built here, during elaboration: SystemC refuses new modules once the simulation runs,
+  // and a sweep starts its first collective (and its launch delay) from a process.
+  launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t) { launch(); });
   uint32_t max_id = 0;
   for (Endpoint* e : ranks_) max_id = std::max(max_id, e->id());
   rank_of_endpoint_.assign(max_id + 1, -1);
@@ -75,8 +78,6 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
     launch();
     return;
   }
-  if (!launch_timer_)
-    launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t) { launch(); });
   launch_timer_->at(sc_core::sc_time_stamp().value() + sync_.launch_latency_ps, 0);
 }
 

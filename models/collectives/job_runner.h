@@ -21,6 +21,7 @@ class JobRunner : public sc_core::sc_module {
             Done on_done);
   bool finished() const { return done_ == jobs_.size(); }
   size_t started() const { return next_; }
+  size_t done() const { return done_; }
   size_t total() const { return jobs_.size(); }
 
  private:

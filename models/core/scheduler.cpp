@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/core/errors.h"
+#include "models/core/run_control.h"
 
 namespace fabricsim {
 
@@ -100,6 +101,15 @@ void Scheduler::arm(uint64_t t_ps) {
 }
 
 void Scheduler::run() {
+  // A stop request (run_control.h) ends the simulation here, between two instants: the
+  // model's state stays consistent, and nothing more is simulated.
+  if (stop_requested()) {
+    // The kernel would announce "Simulation stopped by user" on stdout: the caller reports.
+    sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                            sc_core::SC_DO_NOTHING);
+    sc_core::sc_stop();
+    return;
+  }
   const uint64_t now_ps = sc_core::sc_time_stamp().value();
   now_ps_ = now_ps;
   armed_for_ = UINT64_MAX;

@@ -90,6 +90,9 @@ class Port : public sc_core::sc_module,
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   uint64_t busy_until_ps() const { return busy_until_; }
+  // Since when the transmitter has been waiting for credits (UINT64_MAX: it is not): for
+  // the deadlock report.
+  uint64_t credit_wait_since_ps() const { return stall_since_; }
   LevelStat& queue_stat() { return queue_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
