@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <csignal>
 #include <cstring>
 #include <filesystem>
@@ -44,9 +45,19 @@ void write_file_atomic(const std::string& path, const std::string& text) {
 
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) cannot_write(path, tmp, errno);
+  // Tests stop a run in the middle of this write (tests/system/test_reliability.cpp): with
+  // FABRICSIM_TEST_WRITE_PAUSE_MS set, the first half of the text is written, then the
+  // writer pauses that long (a signal cuts the pause short) before the rest.
+  const char* pause = std::getenv("FABRICSIM_TEST_WRITE_PAUSE_MS");
+  const size_t half = pause ? text.size() / 2 : text.size();
   size_t done = 0;
   while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (done == half && pause) {
+      ::usleep(useconds_t(std::strtoul(pause, nullptr, 10) * 1000));
+      pause = nullptr;
+    }
+    const size_t chunk = done < half ? half - done : text.size() - done;
+    const ssize_t n = ::write(fd, text.data() + done, chunk);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       const int err = n < 0 ? errno : EIO;

@@ -1,0 +1,256 @@
+// How runs end when they cannot finish, are stopped or cannot write: the fabricsim binary
+// as a user (or a batch system) drives it. Every case checks the exit code, the message
+// and what is on disk afterwards.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/system/system_util.h"
+
+using namespace fabricsim::systest;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A child running `fabricsim ARGS` with stdout/stderr in files, and extra environment.
+struct Child {
+  pid_t pid = -1;
+  std::string out, err;
+};
+
+Child spawn(const std::vector<std::string>& args, const std::string& tag,
+            const std::vector<std::string>& env = {}) {
+  Child c;
+  c.out = "/tmp/fabricsim_rel_" + tag + "_" + std::to_string(::getpid()) + ".out";
+  c.err = "/tmp/fabricsim_rel_" + tag + "_" + std::to_string(::getpid()) + ".err";
+  std::vector<std::string> argv_s{FABRICSIM_BINARY};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  c.pid = ::fork();
+  if (c.pid == 0) {
+    const int o = ::open(c.out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(c.err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
+    std::vector<char*> argv;
+    for (std::string& a : argv_s) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return c;
+}
+
+// The child's exit code (128 + signal if it died by one); -1 if it ran past `seconds`.
+int wait_exit(const Child& c, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  int status = 0;
+  while (std::chrono::steady_clock::now() < end) {
+    if (::waitpid(c.pid, &status, WNOHANG) == c.pid)
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ::kill(c.pid, SIGKILL);
+  ::waitpid(c.pid, &status, 0);
+  return -1;
+}
+
+// Waits until `path` exists (true) or `seconds` pass (false).
+bool wait_for_file(const std::string& path, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (fs::exists(path)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+// Names in `dir` other than results.json: temporary files left behind would be listed.
+std::vector<std::string> leftovers(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename() != "results.json") names.push_back(e.path().filename().string());
+  return names;
+}
+
+const char* kOld = "{\"previous\": \"complete results of an earlier run\"}\n";
+
+std::string out_dir_with_old_results(const std::string& tag) {
+  const std::string d = fresh_dir(tag);
+  fs::create_directories(d);
+  std::ofstream(d + "/results.json") << kOld;
+  return d;
+}
+
+}  // namespace
+
+// The time limit is the user's to set: reaching it is exit 2 with what was done, even when
+// the next event lies beyond it (the kernel then stops early, which used to be read as a
+// deadlock, exit 3).
+TEST(RunLimits, TimeLimitIsExit2WithWhatWasDone) {
+  RunResult r = run_fabricsim({"run", source("configs/minimal.yaml"), "--set",
+                               "simulation.time_limit=1ns"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("minimal.yaml:<--set>: simulation.time_limit: the workload did not "
+                       "finish within 1ns of simulated time (0 of 4 sizes finished; the 64KiB "
+                       "all_reduce started at 0.00 us was running)"),
+            std::string::npos)
+      << r.err;
+  r = run_fabricsim({"run", source("configs/minimal.yaml"), "--set", "simulation.time_limit=100us"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("(3 of 4 sizes finished (64KiB in 2.62 us, 256KiB in 9.99 us, 1MiB in "
+                       "39.48 us); the 4MiB all_reduce started at "),
+            std::string::npos)
+      << r.err;
+  r = run_fabricsim({"run", source("configs/gb200_nvl72.yaml"), "--set",
+                     "simulation.time_limit=10us"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("simulation.time_limit: the workload did not finish within 10us"),
+            std::string::npos)
+      << r.err;
+  // A launch latency beyond the limit: nothing can start before it.
+  r = run_fabricsim({"run", source("configs/minimal.yaml"), "--set", "workload.launch_latency=1s",
+                     "--set", "simulation.time_limit=100ms"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("within 100ms of simulated time (0 of 4 sizes finished"), std::string::npos)
+      << r.err;
+}
+
+// A launch latency delays every collective of a sweep by exactly itself, the first one
+// included (it used to abort the run: SystemC refused the timer created while running).
+TEST(RunLimits, LaunchLatencyDelaysEveryCollectiveByItself) {
+  const std::vector<std::string> base{"run", source("configs/minimal.yaml"), "--quiet"};
+  RunResult a = run_fabricsim(base, fresh_dir("launch0"));
+  std::vector<std::string> with = base;
+  with.insert(with.end(), {"--set", "workload.launch_latency=1us"});
+  RunResult b = run_fabricsim(with, fresh_dir("launch1"));
+  ASSERT_EQ(a.exit_code, 0) << a.err;
+  ASSERT_EQ(b.exit_code, 0) << b.err;
+  ASSERT_EQ(a.results["rows"].size(), b.results["rows"].size());
+  for (size_t i = 0; i < a.results["rows"].size(); ++i)
+    EXPECT_NEAR(b.results["rows"][i]["time_us"].get<double>() -
+                    a.results["rows"][i]["time_us"].get<double>(),
+                1.0, 1e-6)
+        << "row " << i;
+}
+
+// The wall-clock limit stops a long run with exit 2 soon after it (the calendar reads the
+// request between instants, microseconds apart): 1 s of a ~8 s DGX H100 sweep. The upper
+// bound allows for a loaded 2-core machine (loading and elaboration take ~0.1 s).
+TEST(RunLimits, WallLimitStopsTheRunWithWhatWasDone) {
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult r = run_fabricsim({"run", source("configs/dgx_h100.yaml"), "--set",
+                               "simulation.wall_limit=1s"});
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("dgx_h100.yaml:<--set>: simulation.wall_limit: the run did not finish "
+                       "within 1s of wall-clock time ("),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find(" sizes finished"), std::string::npos) << r.err;
+  EXPECT_GE(wall, 1.0);
+  EXPECT_LT(wall, 6.0);
+}
+
+// SIGINT and SIGTERM stop a run cleanly: exit 4, a message with what was done, the
+// previous complete results.json untouched and nothing else left in --out.
+TEST(Interruption, SignalDuringTheRunKeepsThePreviousResults) {
+  for (int sig : {SIGINT, SIGTERM}) {
+    const std::string out = out_dir_with_old_results("sig" + std::to_string(sig));
+    const Child c = spawn({"run", source("configs/dgx_h100.yaml"), "--out", out}, "sig");
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    ::kill(c.pid, sig);
+    EXPECT_EQ(wait_exit(c, 30), 4) << slurp(c.err);
+    const std::string err = slurp(c.err);
+    EXPECT_NE(err.find(std::string("fabricsim: interrupted: stopped by ") +
+                       (sig == SIGINT ? "SIGINT" : "SIGTERM") + " at simulated time "),
+              std::string::npos)
+        << err;
+    EXPECT_NE(err.find("sizes finished"), std::string::npos) << err;
+    EXPECT_EQ(slurp(out + "/results.json"), kOld);
+    EXPECT_TRUE(leftovers(out).empty());
+  }
+}
+
+// A signal while results.json is being written: the writer is paused half-way (test hook
+// FABRICSIM_TEST_WRITE_PAUSE_MS) with half a file on disk in its temporary file; the stop
+// removes it and the previous complete results.json stays.
+TEST(Interruption, SignalWhileWritingKeepsThePreviousCompleteFile) {
+  const std::string out = out_dir_with_old_results("midwrite");
+  const Child c = spawn({"run", source("configs/minimal.yaml"), "--out", out, "--quiet"},
+                        "midwrite", {"FABRICSIM_TEST_WRITE_PAUSE_MS=20000"});
+  // The temporary file is ".results.json.tmp.<pid>" next to results.json.
+  const std::string tmp = out + "/.results.json.tmp." + std::to_string(c.pid);
+  ASSERT_TRUE(wait_for_file(tmp, 60)) << slurp(c.err);
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const std::string half = slurp(tmp);
+  EXPECT_GT(half.size(), 1000u);
+  EXPECT_THROW(nlohmann::json::parse(half), nlohmann::json::parse_error);  // truly half a file
+  ::kill(c.pid, SIGINT);
+  EXPECT_EQ(wait_exit(c, 30), 4) << slurp(c.err);
+  EXPECT_NE(slurp(c.err).find("stopped by SIGINT while writing"), std::string::npos)
+      << slurp(c.err);
+  EXPECT_EQ(slurp(out + "/results.json"), kOld);
+  EXPECT_TRUE(leftovers(out).empty());
+  // Without a signal the same pause ends in the new complete file.
+  const Child d = spawn({"run", source("configs/minimal.yaml"), "--out", out, "--quiet"},
+                        "midwrite2", {"FABRICSIM_TEST_WRITE_PAUSE_MS=200"});
+  EXPECT_EQ(wait_exit(d, 60), 0) << slurp(d.err);
+  const nlohmann::json j = nlohmann::json::parse(slurp(out + "/results.json"));
+  EXPECT_EQ(j["rows"].size(), 4u);
+  EXPECT_TRUE(leftovers(out).empty());
+}
+
+// A write that fails (here the file-size limit, as a full disk would) is exit 2, names the
+// reason, and leaves the previous results.json and no temporary file.
+TEST(Interruption, FailedWriteKeepsThePreviousFile) {
+  const std::string out = out_dir_with_old_results("fsize");
+  const std::string cmd = "ulimit -f 8; exec '" + std::string(FABRICSIM_BINARY) + "' run '" +
+                          source("configs/minimal.yaml") + "' --quiet --out '" + out +
+                          "' 2>'" + out + ".err'";
+  const int status = std::system(("bash -c \"" + cmd + "\"").c_str());
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2);
+  const std::string err = slurp(out + ".err");
+  EXPECT_NE(err.find("--out: cannot write " + out + "/results.json: File too large; nothing was "
+                     "replaced (a previous results.json is kept)"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(slurp(out + "/results.json"), kOld);
+  EXPECT_TRUE(leftovers(out).empty());
+}
+
+// Hostile compare labels are refused before anything runs, with or without --out: no byte
+// is written outside --out (nor anywhere: --out itself is not even created).
+TEST(Compare, HostileLabelsWriteNothingAnywhere) {
+  const std::string root = fresh_dir("labels");
+  fs::create_directories(root + "/cwd");
+  const std::string victim = root + "/victim";
+  for (const std::string& label : {std::string(".."), std::string("a/../../../escaped"),
+                                   victim, std::string("ok/../..")}) {
+    const std::string file = root + "/compare.yaml";
+    std::ofstream(file) << "systems:\n  - {config: " << source("configs/minimal.yaml")
+                        << ", label: '" << label << "'}\n";
+    for (bool with_out : {true, false}) {
+      std::string cmd = "cd '" + root + "/cwd' && '" + std::string(FABRICSIM_BINARY) +
+                        "' compare '" + file + "' --quiet" +
+                        (with_out ? " --out '" + root + "/cwd/out'" : "") + " 2>'" + root +
+                        "/err'";
+      const int status = std::system(cmd.c_str());
+      EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << label;
+      EXPECT_NE(slurp(root + "/err").find("systems[0].label: label '" + label +
+                                          "' is not a plain name"),
+                std::string::npos)
+          << slurp(root + "/err");
+      EXPECT_TRUE(fs::is_empty(root + "/cwd")) << label;
+      EXPECT_FALSE(fs::exists(victim));
+      EXPECT_FALSE(fs::exists(root + "/escaped"));
+    }
+  }
+}
