@@ -1,5 +1,6 @@
 #include "fabrics/topologies/graph.h"
 
+#include <algorithm>
 #include <deque>
 
 namespace fabricsim::topo {
@@ -22,6 +23,50 @@ void Graph::index_ports() {
     peers_[l.a.device][l.a.port] = l.b;
     peers_[l.b.device][l.b.port] = l.a;
   }
+}
+
+Reach::Reach(const Graph& g) : g_(g), component_(g.devices.size(), -1) {
+  std::deque<int> q;
+  int next = 0;
+  for (size_t s = 0; s < g.devices.size(); ++s) {
+    if (!g.devices[s].forwards || component_[s] >= 0) continue;
+    component_[s] = next;
+    q.assign(1, int(s));
+    while (!q.empty()) {
+      const int u = q.front();
+      q.pop_front();
+      for (int p = 0; p < g.devices[u].ports; ++p) {
+        const LinkEnd nb = g.peer(u, p);
+        if (nb.device < 0 || !g.devices[nb.device].forwards || component_[nb.device] >= 0) continue;
+        component_[nb.device] = next;
+        q.push_back(nb.device);
+      }
+    }
+    ++next;
+  }
+  touches_.resize(g.devices.size());
+  for (size_t d = 0; d < g.devices.size(); ++d) {
+    if (!g.devices[d].terminal) continue;
+    std::vector<int>& t = touches_[d];
+    for (int p = 0; p < g.devices[d].ports; ++p) {
+      const LinkEnd nb = g.peer(int(d), p);
+      if (nb.device >= 0 && component_[nb.device] >= 0) t.push_back(component_[nb.device]);
+    }
+    std::sort(t.begin(), t.end());
+    t.erase(std::unique(t.begin(), t.end()), t.end());
+  }
+}
+
+bool Reach::connected(int a, int b) const {
+  if (a == b) return true;
+  for (int p = 0; p < g_.devices[a].ports; ++p)
+    if (g_.peer(a, p).device == b) return true;
+  const std::vector<int>&ta = touches_[a], &tb = touches_[b];
+  for (size_t i = 0, j = 0; i < ta.size() && j < tb.size();) {
+    if (ta[i] == tb[j]) return true;
+    ta[i] < tb[j] ? ++i : ++j;
+  }
+  return false;
 }
 
 Routes compute_routes(const Graph& g) {

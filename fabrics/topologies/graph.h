@@ -48,6 +48,22 @@ struct Graph {
   std::vector<std::vector<LinkEnd>> peers_;
 };
 
+// Which endpoints can reach each other, in O(devices + links): traffic relays through
+// forwarding devices only, so two endpoints are connected when they are linked directly
+// or both linked into one component of forwarding devices. Agrees with compute_routes
+// (a route exists exactly when connected() is true) at a fraction of its memory.
+class Reach {
+ public:
+  explicit Reach(const Graph& g);
+  // a and b are endpoint devices (graph indices).
+  bool connected(int a, int b) const;
+
+ private:
+  const Graph& g_;
+  std::vector<int> component_;            // forwarding device -> component id; -1 for others
+  std::vector<std::vector<int>> touches_;  // device -> sorted ids of adjacent components
+};
+
 // routes[device][endpoint id] = ports of `device` on a shortest path to that endpoint.
 // Paths pass through forwarding devices only.
 using Routes = std::vector<std::vector<std::vector<int>>>;

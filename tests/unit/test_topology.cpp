@@ -269,3 +269,42 @@ TEST(Topology, UnlinkedPortsGiveNoRoute) {
 
 }  // namespace
 }  // namespace fabricsim::topo
+
+namespace fabricsim::topo {
+namespace {
+
+// Reach (the config check's connectivity) agrees with compute_routes (the elaborator's
+// routes) on every endpoint pair: two islands, a direct endpoint link, a chain of
+// switches, and an endpoint whose only neighbour is another endpoint.
+TEST(Reach, AgreesWithRoutesOnEveryPair) {
+  Graph g;
+  const int a = add_endpoint(g, "a", 2), b = add_endpoint(g, "b", 1), c = add_endpoint(g, "c", 1);
+  const int d = add_endpoint(g, "d", 2), e = add_endpoint(g, "e", 1), f = add_endpoint(g, "f", 1);
+  const int s0 = add_switch(g, "s0", 4), s1 = add_switch(g, "s1", 4), s2 = add_switch(g, "s2", 4);
+  link(g, a, 0, s0, 0);
+  link(g, b, 0, s0, 1);
+  link(g, s0, 2, s1, 0);
+  link(g, c, 0, s1, 1);  // a, b, c: one component of switches s0-s1
+  link(g, a, 1, d, 0);   // a - d directly: connected, but d does not relay to the others
+  link(g, d, 1, s2, 0);
+  link(g, e, 0, s2, 1);  // d, e on s2
+  // f has no link at all.
+  g.index_ports();
+  const Routes routes = compute_routes(g);
+  const Reach reach(g);
+  for (size_t i = 0; i < g.endpoints.size(); ++i)
+    for (size_t j = 0; j < g.endpoints.size(); ++j) {
+      const int from = g.endpoints[i], to = g.endpoints[j];
+      if (from == to) continue;
+      EXPECT_EQ(reach.connected(from, to), !routes[from][j].empty())
+          << g.devices[from].name << " -> " << g.devices[to].name;
+    }
+  EXPECT_TRUE(reach.connected(a, c));
+  EXPECT_TRUE(reach.connected(a, d));
+  EXPECT_FALSE(reach.connected(b, d));  // only through a, an endpoint
+  EXPECT_TRUE(reach.connected(d, e));
+  EXPECT_FALSE(reach.connected(a, f));
+}
+
+}  // namespace
+}  // namespace fabricsim::topo
