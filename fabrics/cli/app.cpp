@@ -22,6 +22,7 @@
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/ceiling.h"
 #include "fabrics/systems/cost_model.h"
+#include "fabrics/systems/estimate.h"
 #include "fabrics/systems/system_spec.h"
 #include "models/collectives/algorithms.h"
 #include "models/collectives/job_runner.h"
@@ -30,6 +31,14 @@
 #include "models/core/packet.h"
 #include "models/core/run_control.h"
 #include "models/core/types.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define FABRICSIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define FABRICSIM_ASAN 1
+#endif
+#endif
 
 namespace fabricsim {
 
@@ -44,6 +53,11 @@ const char* kUsage =
     "  fabricsim --version | --help\n"
     "exit codes: 0 success, 2 bad input (or a run that cannot finish within its limits),\n"
     "  3 internal error, 4 stopped by SIGINT or SIGTERM\n";
+
+const char* kOutOfMemory =
+    "fabricsim: error: out of memory: the run needed more than its memory limit "
+    "(simulation.memory_limit, by default three quarters of this machine's memory, or a "
+    "ulimit); `fabricsim check` prints the estimate; shrink the system or the workload\n";
 
 struct Options {
   std::string command;
@@ -126,8 +140,28 @@ std::string join_args(const std::vector<std::string>& args) {
   return s;
 }
 
+// Caps the address space at the memory limit plus a margin for the estimate's error and
+// what is mapped but never touched, so that a run the estimate got wrong fails its next
+// allocation (std::bad_alloc: exit 2, below) instead of growing until the machine's OOM
+// killer ends it, or others. Not under AddressSanitizer, which maps terabytes of shadow.
+void limit_address_space(uint64_t memory_limit) {
+#ifdef FABRICSIM_ASAN
+  (void)memory_limit;
+#else
+  const rlim_t cap = rlim_t(memory_limit) + rlim_t(memory_limit / 2) + (rlim_t(2) << 30);
+  struct rlimit rl {};
+  // Only ever lowered: a tighter limit set by the caller (ulimit -v) stays.
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || cap < rl.rlim_cur) &&
+      (rl.rlim_max == RLIM_INFINITY || cap <= rl.rlim_max)) {
+    rl.rlim_cur = cap;
+    setrlimit(RLIMIT_AS, &rl);
+  }
+#endif
+}
+
 int run(const Options& o, const std::vector<std::string>& args) {
   const SystemSpec spec = load_system(o.config, o.sets, o.seed);
+  limit_address_space(memory_limit(spec));
   // From here SIGINT, SIGTERM and the wall-clock limit stop the run cleanly (exit 4, or 2
   // for the limit) instead of killing it; the simulation reads the request between instants.
   const StopHandlers stop_handlers(double(spec.simulation.wall_limit_ps) * 1e-12);
@@ -193,6 +227,11 @@ int run(const Options& o, const std::vector<std::string>& args) {
   cost.packet_hops = sys.packet_hops();
   cost.payload_bytes_moved = sys.payload_bytes_moved();
   cost.peak_rss_kib = peak_rss_kib();
+  cost.estimated_memory_bytes = spec.estimate.memory_bytes;
+  cost.estimated_transaction_hops = spec.estimate.transaction_hops;
+  cost.estimated_wall_s = spec.estimate.wall_s;
+  cost.memory_limit = memory_limit(spec);
+  cost.wall_limit_ps = spec.simulation.wall_limit_ps;
 
   // Every packet injected was delivered: the pool is empty and bytes balance (devices that
   // absorb data, e.g. an NVLS switch reducing it, count it as sunk, and what they emit as
@@ -294,7 +333,8 @@ int app_main(const std::vector<std::string>& args) {
     if (o.command == "check") {
       const SystemSpec spec = load_system(o.config, o.sets, std::nullopt);
       std::cout << spec.file << ": ok (" << spec.graph.devices.size() << " devices, "
-                << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n";
+                << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n"
+                << "# estimate: " << spec.estimate.text << "\n";
       return kExitOk;
     }
     if (o.command == "compare") {
@@ -312,7 +352,15 @@ int app_main(const std::vector<std::string>& args) {
   } catch (const InternalError& e) {
     std::cerr << "fabricsim: internal error: " << e.what() << "\n";
     return kExitInternal;
+  } catch (const std::bad_alloc&) {
+    std::cerr << kOutOfMemory;
+    return kExitBadInput;
   } catch (const sc_core::sc_report& e) {
+    // The kernel reports an exception thrown inside a process as its own error.
+    if (std::string(e.what()).find("std::bad_alloc") != std::string::npos) {
+      std::cerr << kOutOfMemory;
+      return kExitBadInput;
+    }
     std::cerr << "fabricsim: internal error (SystemC): " << e.what() << "\n";
     return kExitInternal;
   } catch (const std::exception& e) {

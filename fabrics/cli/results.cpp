@@ -125,7 +125,13 @@ nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>
                    {"payload_bytes_moved", c.payload_bytes_moved},
                    {"simulated_bytes_per_wall_s",
                     double(c.payload_bytes_moved) / (c.wall_s > 0 ? c.wall_s : 1e-9)},
-                   {"peak_rss_kib", c.peak_rss_kib}};
+                   {"peak_rss_kib", c.peak_rss_kib},
+                   {"estimate",
+                    {{"memory_bytes", c.estimated_memory_bytes},
+                     {"transaction_hops", c.estimated_transaction_hops},
+                     {"wall_s", c.estimated_wall_s}}},
+                   {"memory_limit_bytes", c.memory_limit},
+                   {"wall_limit_s", double(c.wall_limit_ps) * 1e-12}};
   return j;
 }
 

@@ -32,6 +32,9 @@ struct RunCost {
   uint64_t packet_hops = 0;         // protocol packets x links crossed
   uint64_t payload_bytes_moved = 0; // payload bytes x links crossed
   uint64_t peak_rss_kib = 0;
+  // What the checks estimated (fabrics/systems/estimate.h) and the limits they applied.
+  double estimated_memory_bytes = 0, estimated_transaction_hops = 0, estimated_wall_s = 0;
+  uint64_t memory_limit = 0, wall_limit_ps = 0;
 };
 
 std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<SweepRow>& rows);

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "fabrics/systems/estimate.h"
 #include "fabrics/topologies/graph.h"
 #include "models/collectives/algorithms.h"
 #include "models/core/text.h"
@@ -66,9 +67,10 @@ void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
 // One device of the system as its kind's check sees it.
 class Check final : public DeviceCheck {
  public:
-  Check(const SystemSpec& s, const SpecSources& src, int device)
+  // `links`: the indices of the links attached to `device`, in declaration order.
+  Check(const SystemSpec& s, const SpecSources& src, int device, const std::vector<size_t>& links)
       : s_(s), src_(src), dev_(s.graph.devices[device]) {
-    for (size_t i = 0; i < s.graph.links.size(); ++i) {
+    for (size_t i : links) {
       const topo::Link& l = s.graph.links[i];
       for (int side = 0; side < 2; ++side) {
         const topo::LinkEnd& me = side ? l.b : l.a;
@@ -156,9 +158,16 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
 
 void check_system(SystemSpec& s, const SpecSources& src) {
   check_link_buffers(s, src);
+  // Each device's links, gathered once: linear in the links, not devices x links.
+  std::vector<std::vector<size_t>> attached(s.graph.devices.size());
+  for (size_t i = 0; i < s.graph.links.size(); ++i) {
+    const topo::Link& l = s.graph.links[i];
+    attached[size_t(l.a.device)].push_back(i);
+    if (l.b.device != l.a.device) attached[size_t(l.b.device)].push_back(i);
+  }
   for (size_t d = 0; d < s.graph.devices.size(); ++d) {
     const DeviceKind& kind = *s.type_of(int(d)).kind;
-    if (kind.check) kind.check(Check(s, src, int(d)));
+    if (kind.check) kind.check(Check(s, src, int(d), attached[d]));
   }
   const WorkloadSpec& w = s.workload;
   const size_t n = s.ranks.size();
@@ -193,6 +202,8 @@ void check_system(SystemSpec& s, const SpecSources& src) {
       }
       s.auto_in_switch.push_back(a);
     }
+  // Before anything that grows with the system (the reachability probe, elaboration).
+  check_resources(s, src);
   check_reachable(s, src);
 }
 

@@ -8,6 +8,7 @@
 #include "fabrics/config/params.h"
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/checks.h"
+#include "fabrics/systems/estimate.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/topologies/builder.h"
 #include "models/core/text.h"
@@ -59,7 +60,7 @@ class Loader {
       if (required)
         fail(file_, root_, key, "missing required section '" + key + "'",
              "see configs/minimal.yaml for a complete example");
-      return YAML::Node();
+      return YAML::Node(YAML::NodeType::Undefined);  // where() names just the file
     }
     if (!n.IsMap()) fail(file_, n, key, "expected a map, found " + cfg::describe_node(n), "");
     return n;
@@ -158,6 +159,8 @@ class Loader {
     Params p;
     if (!kind.reads_section) p = cfg::parse_params({kind.name, "", kind.params}, t, file_, "topology", {"type"});
     topo::Builder b(file_, t, s_.device_types, s_.link_types);
+    b.set_memory_budget(double(memory_limit(s_)) - cost::kBaseBytes, cost::kDeviceBytes,
+                        2 * cost::kPortBytes + cost::kGraphLinkBytes);
     if (!kind.reads_section) {
       nlohmann::json r = p.to_json();
       r["type"] = kind.name;

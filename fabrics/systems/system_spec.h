@@ -47,6 +47,11 @@ struct SystemSpec {
   // "file:line:col" (or "file:<--set>", or just "file" when defaulted) of the settings that
   // errors found while running point at: "simulation.time_limit", "simulation.wall_limit".
   std::map<std::string, std::string> where;
+  // The resource estimate made by the checks (fabrics/systems/estimate.h).
+  struct Estimate {
+    double memory_bytes = 0, transaction_hops = 0, wall_s = 0;
+    std::string text;
+  } estimate;
 
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {

@@ -1,5 +1,6 @@
 #include "fabrics/topologies/builder.h"
 
+#include <cstdio>
 #include <regex>
 
 #include "models/core/text.h"
@@ -68,8 +69,24 @@ const LinkParams& Builder::link_type(const cfg::Params& p, const char* key) cons
   return link_type(p.node(key), std::string("topology.") + key, p.str(key));
 }
 
+void Builder::spend(double bytes) {
+  spent_ += bytes;
+  if (budget_ <= 0 || spent_ <= budget_) return;
+  char need[32], have[32];
+  std::snprintf(need, sizeof need, "%.1fGiB", spent_ / double(1 << 30));
+  std::snprintf(have, sizeof have, "%.1fGiB", budget_ / double(1 << 30));
+  fail(file_, section_, "topology",
+       "the topology is too large for the memory limit of " + std::string(have) +
+           ": its first " + std::to_string(graph_.devices.size()) + " devices and " +
+           std::to_string(graph_.links.size()) + " links alone need " + need +
+           " once built (each port is a model of ~5KiB), and it has more",
+       "build a smaller system, or raise simulation.memory_limit on a machine that has the "
+       "memory");
+}
+
 int Builder::add_device(const std::string& name, const std::string& type,
                         const YAML::Node& where, const std::string& path) {
+  spend(per_device_);
   static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(name, kName))
     fail(file_, where, path, "bad device name '" + name + "'",
@@ -88,6 +105,7 @@ int Builder::add_device(const std::string& name, const std::string& type,
 }
 
 void Builder::add_link(LinkEnd a, LinkEnd b, const std::string& type, const LinkSite& at) {
+  spend(per_link_);
   auto sub = [&](const char* k) { return at.per_key ? join_key(at.path, k) : at.path; };
   const LinkParams& lt = link_type(at.type, sub("type"), type);
   if (a.device == b.device && a.port == b.port)

@@ -66,6 +66,15 @@ class Builder {
   // The topology as results.json echoes it (default: the generator's parameters).
   void set_resolved(nlohmann::json j) { resolved_ = std::move(j); }
 
+  // Refuse, at the topology section, a graph whose devices and links alone would take more
+  // than `bytes` once elaborated (`per_device` and `per_link` each): a generator asked for a
+  // million links stops at the first link over the budget instead of building them all.
+  void set_memory_budget(double bytes, double per_device, double per_link) {
+    budget_ = bytes;
+    per_device_ = per_device;
+    per_link_ = per_link;
+  }
+
   // After the generator: indexes ports, checks every terminal device's ports are linked and
   // that there is an endpoint, and fills the default ranks.
   void finish();
@@ -83,6 +92,8 @@ class Builder {
   std::vector<int> ranks_;
   int domain_size_ = 0;
   nlohmann::json resolved_;
+  double budget_ = 0, per_device_ = 0, per_link_ = 0, spent_ = 0;
+  void spend(double bytes);
 };
 
 struct TopologyKind {

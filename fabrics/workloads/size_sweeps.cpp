@@ -3,6 +3,7 @@
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/datatype.h"
+#include "models/core/errors.h"
 #include "models/core/limits.h"
 #include "models/core/text.h"
 #include "models/core/units.h"
@@ -96,6 +97,49 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
            "lower max_bytes or set simulation.functional: false");
 }
 
+// One collective per size, one schedule in memory at a time (the largest); every size's
+// traffic adds up. `auto` may pick any candidate: the costliest is counted.
+WorkloadCost sweep_cost(const SystemSpec& s) {
+  const WorkloadSpec& w = s.workload;
+  const int n = int(s.ranks.size());
+  std::vector<std::string> algos{w.algorithm};
+  if (w.algorithm == "auto") {
+    algos = coll::flat_algorithms_for(w.collective);
+    algos.insert(algos.end(), s.auto_in_switch.begin(), s.auto_in_switch.end());
+  }
+  std::map<std::string, ScheduleShape> shapes;
+  WorkloadCost total;
+  uint64_t largest = 0;
+  for (uint64_t size : w.sizes()) {
+    WorkloadCost worst;
+    for (const std::string& a : algos) {
+      WorkloadCost c;
+      try {
+        c = collective_cost(w, w.collective, a, n, s.domain_size, double(size),
+                            s.simulation.aggregate_min_message, shapes);
+      } catch (const InternalError&) {
+        continue;  // a candidate of auto that does not apply to this shape
+      }
+      worst.schedule_ops = std::max(worst.schedule_ops, c.schedule_ops);
+      worst.payload_bytes = std::max(worst.payload_bytes, c.payload_bytes);
+      worst.messages = std::max(worst.messages, c.messages);
+      worst.aggregated_bytes = std::max(worst.aggregated_bytes, c.aggregated_bytes);
+      worst.piece_bytes = std::max(worst.piece_bytes, c.piece_bytes);
+    }
+    const double ops = std::max(total.schedule_ops, worst.schedule_ops);
+    add_cost(total, worst);
+    total.schedule_ops = ops;  // one collective's schedule at a time
+    largest = std::max(largest, size);
+  }
+  // Functional mode: every rank's buffer of doubles, and the copies messages carry.
+  if (s.simulation.functional && n > 0)
+    total.data_bytes = 2.0 * n * 8.0 *
+                       double(coll::buffer_elems(coll::algo_info(w.collective, algos.front())
+                                                     .collective,
+                                                 n, largest / w.elem_bytes));
+  return total;
+}
+
 }  // namespace
 
 WorkloadKind allreduce_sweep_workload() {
@@ -118,6 +162,7 @@ WorkloadKind allreduce_sweep_workload() {
     s.workload.algorithm = p.str("algorithm");
     parse_sweep(p, s);
   };
+  k.estimate = sweep_cost;
   return k;
 }
 
@@ -156,6 +201,7 @@ WorkloadKind collective_sweep_workload() {
              did_you_mean(ws.algorithm, algos));
     parse_sweep(p, s);
   };
+  k.estimate = sweep_cost;
   return k;
 }
 

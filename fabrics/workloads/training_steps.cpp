@@ -2,7 +2,10 @@
 // compute ops and collectives with the framework's stream dependencies
 // (models/collectives/training.h builds them; fabrics/sim/training_run.cpp runs them).
 #include <cstdio>
+#include <algorithm>
+#include <cmath>
 #include <functional>
+#include <map>
 
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
@@ -147,9 +150,98 @@ void parse_common(const cfg::Params& p, const cfg::Params& sim, SystemSpec& s, b
 }
 
 using Parse = std::function<void(const cfg::Params&, TrainingSpec&, int ranks)>;
+using Estimate = std::function<WorkloadCost(const SystemSpec&)>;
+
+double model_bytes(const SystemSpec& s) {
+  double b = 0;
+  for (uint64_t p : s.workload.training.layer_params) b += double(p) * s.workload.elem_bytes;
+  return b;
+}
+
+// ddp_step: per row two jobs (overlapped and not), each all-reducing every gradient once
+// in buckets, plus forward and backward compute ops.
+WorkloadCost ddp_cost(const SystemSpec& s) {
+  const WorkloadSpec& w = s.workload;
+  const uint64_t agg = s.simulation.aggregate_min_message;
+  const TrainingSpec& t = w.training;
+  const int n = int(s.ranks.size());
+  std::map<std::string, ScheduleShape> shapes;
+  WorkloadCost total;
+  std::vector<uint64_t> caps = t.bucket_sweep_bytes;
+  if (caps.empty()) caps.push_back(t.bucket_bytes);
+  const double bytes = model_bytes(s), layers = double(t.layer_params.size());
+  for (uint64_t cap : caps) {
+    const double buckets = std::clamp(std::ceil(bytes / double(cap)), 1.0, layers);
+    WorkloadCost job;
+    add_cost(job, collective_cost(w, "all_reduce", w.algorithm, n, 0, bytes / buckets, agg, shapes),
+             buckets);
+    job.schedule_ops += 3 * layers * n;  // forward, backward and launch ops
+    add_cost(total, job, 2);
+  }
+  return total;
+}
+
+// fsdp_step: per prefetch depth, every layer all-gathered twice and reduce-scattered once.
+WorkloadCost fsdp_cost(const SystemSpec& s) {
+  const WorkloadSpec& w = s.workload;
+  const uint64_t agg = s.simulation.aggregate_min_message;
+  const TrainingSpec& t = w.training;
+  const int n = int(s.ranks.size());
+  std::map<std::string, ScheduleShape> shapes;
+  WorkloadCost total;
+  for (uint64_t params : t.layer_params) {
+    const double b = double(params) * w.elem_bytes;
+    add_cost(total, collective_cost(w, "all_gather", "ring", n, 0, b, agg, shapes), 2);
+    add_cost(total, collective_cost(w, "reduce_scatter", "ring", n, 0, b, agg, shapes));
+    total.schedule_ops += 4.0 * n;  // compute, launch and join ops
+  }
+  WorkloadCost rows;
+  add_cost(rows, total, double(t.prefetch_depths.size()));
+  return rows;
+}
+
+// moe_layer: per row a dispatch and a combine all-to-all of every routed token's hidden
+// vector, every pair at once, plus expert compute.
+WorkloadCost moe_cost(const SystemSpec& s) {
+  const WorkloadSpec& w = s.workload;
+  const TrainingSpec& t = w.training;
+  const double n = double(s.ranks.size());
+  const double per_rank = double(t.tokens) * t.hidden * w.elem_bytes * t.top_k;
+  const double pieces = std::ceil(per_rank / double(w.chunk_bytes)) + (n - 1);  // per rank
+  WorkloadCost job;
+  job.payload_bytes = 2 * per_rank * n;
+  job.piece_bytes = std::min(double(w.chunk_bytes), per_rank / std::max(1.0, n - 1));
+  if (job.piece_bytes >= double(s.simulation.aggregate_min_message))
+    job.aggregated_bytes = job.payload_bytes;
+  job.messages = 2 * pieces * n;
+  job.schedule_ops = 4 * pieces * n + 4 * n;
+  WorkloadCost total;
+  add_cost(total, job, 4);  // at most two placements x two skews
+  return total;
+}
+
+// tp_layer: per placement, every layer has four tensor-parallel all-reduces of the
+// activations in every TP group and one data-parallel all-reduce of the gradient shard
+// in every DP group.
+WorkloadCost tp_cost(const SystemSpec& s) {
+  const WorkloadSpec& w = s.workload;
+  const uint64_t agg = s.simulation.aggregate_min_message;
+  const TrainingSpec& t = w.training;
+  const int n = int(s.ranks.size()), tp = std::max(1, t.tp), dp = n / tp;
+  std::map<std::string, ScheduleShape> shapes;
+  const double act = double(t.tokens) * t.hidden * w.elem_bytes;
+  const double grad = double(t.layer_params.empty() ? 0 : t.layer_params[0]) / tp * w.elem_bytes;
+  WorkloadCost layer;
+  add_cost(layer, collective_cost(w, "all_reduce", w.algorithm, tp, 0, act, agg, shapes), 4.0 * dp);
+  add_cost(layer, collective_cost(w, "all_reduce", w.algorithm, dp, 0, grad, agg, shapes), double(tp));
+  layer.schedule_ops += 4.0 * n;
+  WorkloadCost total;
+  add_cost(total, layer, 2.0 * double(t.layer_params.size()));  // at most two placements
+  return total;
+}
 
 WorkloadKind training_kind(std::string name, std::string summary, std::vector<ParamSpec> own,
-                           bool with_model, Parse parse) {
+                           bool with_model, Parse parse, Estimate estimate) {
   WorkloadKind k;
   k.name = std::move(name);
   k.summary = std::move(summary);
@@ -165,6 +257,7 @@ WorkloadKind training_kind(std::string name, std::string summary, std::vector<Pa
     parse_common(p, sim, s, with_model);
     parse(p, s.workload.training, int(s.ranks.size()));
   };
+  k.estimate = std::move(estimate);
   return k;
 }
 
@@ -190,7 +283,8 @@ WorkloadKind ddp_step_workload() {
         t.first_bucket_bytes = p.bytes("first_bucket_bytes");
         for (int64_t kib : p.int_list("bucket_sweep_kib"))
           t.bucket_sweep_bytes.push_back(uint64_t(kib) << 10);
-      });
+      },
+      ddp_cost);
 }
 
 WorkloadKind fsdp_step_workload() {
@@ -206,7 +300,8 @@ WorkloadKind fsdp_step_workload() {
         for (int64_t d : p.int_list("prefetch_depths")) t.prefetch_depths.push_back(int(d));
         if (t.prefetch_depths.empty())
           p.fail("prefetch_depths", "no prefetch depth given", "e.g. prefetch_depths: [0, 1, 2]");
-      });
+      },
+      fsdp_cost);
 }
 
 WorkloadKind moe_layer_workload() {
@@ -269,7 +364,8 @@ WorkloadKind moe_layer_workload() {
                  "top_k " + std::to_string(t.top_k) + " is more than the " +
                      std::to_string(group * t.experts_per_rank) + " experts of a group",
                  "lower top_k or raise experts_per_rank");
-      });
+      },
+      moe_cost);
 }
 
 WorkloadKind tp_layer_workload() {
@@ -299,7 +395,8 @@ WorkloadKind tp_layer_workload() {
                  "tp " + std::to_string(t.tp) + " does not divide the " + std::to_string(n) +
                      " ranks",
                  "use a divisor of the rank count");
-      });
+      },
+      tp_cost);
 }
 
 }  // namespace fabricsim

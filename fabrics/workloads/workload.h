@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,39 @@ struct WorkloadSpec {
   coll::CollParams coll_params(int ranks, uint64_t count) const;
 };
 
+// What a workload costs to simulate, estimated before it runs from its parameters and the
+// shape of its schedules (fabrics/systems/estimate.h turns it into memory and wall time).
+struct WorkloadCost {
+  double schedule_ops = 0;   // ops of the schedules held in memory at once (a sweep: its
+                             // largest collective; a training step: every job, built up front)
+  double payload_bytes = 0;  // payload every rank sends, summed, over the whole run
+  double aggregated_bytes = 0;  // the part in messages of at least aggregate_min_message
+  double piece_bytes = 0;    // the largest message size (a piece) it sends
+  double messages = 0;       // messages (one piece each) every rank sends over the run
+  double data_bytes = 0;     // other memory the workload holds (functional buffers)
+};
+
+// Ops and sends of one collective's schedule per channel, for one piece per message.
+struct ScheduleShape {
+  double ops = 0, sends = 0;
+};
+
+// The cost of one `collective` of `bytes` per rank on `ranks` ranks (domains of
+// `domain_size`, 0: one) with w's channels and chunk_bytes. The schedule's shape is
+// measured on the real schedule with one channel and one piece per message, at `ranks`
+// when that is small and otherwise at two small rank counts, extrapolated as a power of
+// the rank count (ring-like schedules grow as n^2, trees as n); `shapes` caches it per
+// (collective, algorithm, ranks). Each rank's bytes (its alpha-beta volume) add one
+// send and one receive per chunk. Its pieces are min(chunk_bytes, bytes / (ranks x
+// channels)): moved aggregated when at least `aggregate_min_message` (a run-wide setting).
+WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collective,
+                             const std::string& algorithm, int ranks, int domain_size,
+                             double bytes, uint64_t aggregate_min_message,
+                             std::map<std::string, ScheduleShape>& shapes);
+// Adds `times` copies of c to total (payload, messages and ops add up; the largest piece
+// is kept).
+void add_cost(WorkloadCost& total, const WorkloadCost& c, double times = 1);
+
 struct WorkloadKind {
   std::string name;     // the `type:` of the workload section
   std::string summary;  // for `fabricsim describe`
@@ -68,6 +102,8 @@ struct WorkloadKind {
   // the system (e.g. `ranks: N` runs on the first N ranks). `sim` holds the simulation
   // section's values, for checks against it.
   std::function<void(const cfg::Params& p, const cfg::Params& sim, SystemSpec& spec)> parse;
+  // Its cost on the loaded system (optional: without it only the system is estimated).
+  std::function<WorkloadCost(const SystemSpec& spec)> estimate = {};
 };
 
 Registry<WorkloadKind>& workloads();

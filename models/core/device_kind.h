@@ -120,6 +120,10 @@ struct DeviceKind {
   std::function<void(const DeviceCheck&)> check = {};
   // Builds the device's model (SystemC).
   std::function<std::unique_ptr<DeviceModel>(const DeviceBuild&)> create;
+  // Memory its model holds beyond its ports, in bytes, for the estimate made before a run
+  // (fabrics/systems/estimate.h; e.g. a switch's virtual output queues grow as ports^2).
+  // Optional: a few KiB per device otherwise.
+  std::function<double(const DeviceType&)> model_bytes = {};
 };
 
 Registry<DeviceKind>& device_kinds();

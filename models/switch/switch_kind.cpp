@@ -74,6 +74,13 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
     return std::vector<PortGroup>{{"fabric", sp.ports, sp.protocol}};
   };
   k.check = [features](const DeviceCheck& c) { check_features(features, c); };
+  // Every input keeps a queue per output (voq) or one queue (fifo), ~48 B each before any
+  // traffic, and the crossbar a request bit per (input, output), twice.
+  k.model_bytes = [](const DeviceType& t) {
+    const SwitchParams& sp = t.get<SwitchParams>();
+    const double n = sp.ports;
+    return (sp.input_queues == "voq" ? n * n : n) * 48.0 + 2 * n * (n / 8 + 32) + n * 256;
+  };
   k.create = [features](const DeviceBuild& b) -> std::unique_ptr<DeviceModel> {
     Switch::Features parts;
     for (const std::string& f : features) {

@@ -5,6 +5,7 @@
 // A check that stopped firing, fired at another place or changed its hint fails here,
 // without a binary or a SystemC kernel.
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
@@ -13,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "fabrics/systems/estimate.h"
 #include "fabrics/systems/system_spec.h"
 #include "models/core/errors.h"
 
@@ -63,6 +65,46 @@ INSTANTIATE_TEST_SUITE_P(Corpus, BadConfig, testing::ValuesIn(bad_configs()),
 
 // The corpus is there: an empty directory would make the suite vacuous.
 TEST(BadConfigCorpus, HasOneFileForEveryCheckFamily) { EXPECT_GE(bad_configs().size(), 90u); }
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The default memory limit is three quarters of what this machine (or its container) has.
+TEST(Resources, DefaultMemoryLimitIsThreeQuartersOfTheMachine) {
+  const double ram = double(::sysconf(_SC_PHYS_PAGES)) * double(::sysconf(_SC_PAGE_SIZE));
+  const double limit = double(default_memory_limit());
+  EXPECT_LE(limit, 0.75 * ram + 1);
+  EXPECT_GT(limit, 0.0);
+}
+
+// `check` refuses what would not fit, with the estimate and its parts, and accepts the same
+// system under a limit that holds it.
+TEST(Resources, EstimateOverTheLimitIsRefusedWithItsParts) {
+  const std::string cfg = std::string(FABRICSIM_SOURCE_DIR) + "/configs/minimal.yaml";
+  const std::vector<std::string> big{"topology.endpoints=512", "device_types.sw.ports=1024",
+                                     "simulation.functional=false"};
+  std::vector<std::string> small_limit = big;
+  small_limit.push_back("simulation.memory_limit=256MiB");
+  try {
+    load_system(cfg, small_limit, std::nullopt);
+    FAIL() << "512 endpoints fit in 256MiB";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(cfg + ":<--set>: simulation.memory_limit: this run needs an estimated "),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("schedules "), std::string::npos) << m;
+    EXPECT_NE(m.find("513 devices, 1024 links, 512 endpoints"), std::string::npos) << m;
+  }
+  std::vector<std::string> enough = big;
+  enough.push_back("simulation.memory_limit=16GiB");
+  const SystemSpec s = load_system(cfg, enough, std::nullopt);
+  EXPECT_GT(s.estimate.memory_bytes, 256.0 * (1 << 20));
+  EXPECT_NE(s.estimate.text.find("transaction-hops"), std::string::npos);
+}
 
 }  // namespace
 }  // namespace fabricsim

@@ -1,0 +1,203 @@
+#include "fabrics/systems/estimate.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <deque>
+#include <fstream>
+
+#include "models/core/units.h"
+
+namespace fabricsim {
+
+namespace {
+
+std::string bytes_text(double b) {
+  char buf[32];
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  int u = 0;
+  while (b >= 1024 && u < 5) {
+    b /= 1024;
+    ++u;
+  }
+  std::snprintf(buf, sizeof buf, u ? "%.1f%s" : "%.0f%s", b, unit[u]);
+  return buf;
+}
+
+std::string wall_text(double s) {
+  char buf[48];
+  if (s < 120)
+    std::snprintf(buf, sizeof buf, "%.0f s", std::max(1.0, s));
+  else if (s < 7200)
+    std::snprintf(buf, sizeof buf, "%.0f minutes", s / 60);
+  else if (s < 3 * 86400)
+    std::snprintf(buf, sizeof buf, "%.0f hours", s / 3600);
+  else
+    std::snprintf(buf, sizeof buf, "%.3g days", s / 86400);
+  return buf;
+}
+
+// Mean links crossed between ranks, from up to four ranks' breadth-first distances
+// (traffic relays through forwarding devices only).
+double mean_hops(const SystemSpec& s) {
+  const topo::Graph& g = s.graph;
+  double sum = 0, count = 0;
+  const size_t n = s.ranks.size(), samples = std::min<size_t>(4, n);
+  std::vector<int> dist(g.devices.size());
+  std::deque<int> q;
+  for (size_t k = 0; k < samples; ++k) {
+    const int src = g.endpoints[size_t(s.ranks[k * n / samples])];
+    std::fill(dist.begin(), dist.end(), -1);
+    dist[size_t(src)] = 0;
+    q.assign(1, src);
+    while (!q.empty()) {
+      const int u = q.front();
+      q.pop_front();
+      if (u != src && !g.devices[size_t(u)].forwards) continue;
+      for (int p = 0; p < g.devices[size_t(u)].ports; ++p) {
+        const topo::LinkEnd nb = g.peer(u, p);
+        if (nb.device < 0 || dist[size_t(nb.device)] >= 0) continue;
+        dist[size_t(nb.device)] = dist[size_t(u)] + 1;
+        q.push_back(nb.device);
+      }
+    }
+    for (int id : s.ranks) {
+      const int d = dist[size_t(g.endpoints[size_t(id)])];
+      if (d > 0) {
+        sum += d;
+        ++count;
+      }
+    }
+  }
+  return count > 0 ? sum / count : 1;
+}
+
+uint64_t read_number(const std::string& path) {
+  std::ifstream f(path);
+  uint64_t v = 0;
+  return f >> v ? v : 0;
+}
+
+}  // namespace
+
+std::string ResourceEstimate::text() const {
+  std::string parts_text;
+  for (size_t i = 0; i < parts.size() && i < 3; ++i)
+    if (parts[i].second >= 1 << 20)
+      parts_text += (parts_text.empty() ? "" : ", ") + parts[i].first + " " +
+                    bytes_text(parts[i].second);
+  char hops[32];
+  std::snprintf(hops, sizeof hops, "%.3g", transaction_hops);
+  return bytes_text(memory_bytes) + (parts_text.empty() ? "" : " (" + parts_text + ")") + ", " +
+         hops + " transaction-hops (~" + wall_text(wall_s) + " of wall time)";
+}
+
+ResourceEstimate estimate_resources(const SystemSpec& s) {
+  using namespace cost;
+  const topo::Graph& g = s.graph;
+  ResourceEstimate e;
+  double ports = 0, models = 0, packets = 0;
+  for (size_t d = 0; d < g.devices.size(); ++d) {
+    const DeviceType& t = s.type_of(int(d));
+    models += t.kind->model_bytes ? t.kind->model_bytes(t) : kDeviceBytes;
+  }
+  WorkloadCost w;
+  if (const WorkloadKind* k = workloads().find(s.workload.type); k && k->estimate)
+    w = k->estimate(s);
+  // Transactions in flight: at most both receive buffers of every link full of the
+  // workload's largest transactions (its largest piece, aggregated up to aggregate_bytes,
+  // else one packet), plus one staged per port.
+  const uint64_t agg = s.simulation.aggregate_bytes;
+  double min_payload = 1e18;
+  for (const topo::Link& l : g.links) {
+    ports += 2 * kPortBytes;
+    const LinkParams& lp = s.link_types.at(l.type);
+    double txn = lp.packet_payload;
+    if (agg > lp.packet_payload && w.piece_bytes >= double(s.simulation.aggregate_min_message))
+      txn = std::min(double(agg), std::max(txn, w.piece_bytes));
+    const double wire = double(lp.framing->packet_wire_bytes(lp.packet_payload)) *
+                        std::ceil(txn / lp.packet_payload);
+    packets += 2 * (std::ceil(double(lp.rx_buffer_bytes) / wire) * lp.vcs + 1) * kPacketBytes;
+    min_payload = std::min(min_payload, double(lp.packet_payload));
+  }
+  const double routes = double(g.devices.size()) * double(g.endpoints.size()) * kRoutePairBytes;
+  e.parts = {{"ports", ports},
+             {"device models", models},
+             {"routes", routes},
+             {"schedules", w.schedule_ops * kOpBytes},
+             {"packets in flight", packets},
+             {"functional buffers", w.data_bytes},
+             {"graph", double(g.links.size()) * kGraphLinkBytes}};
+  std::stable_sort(e.parts.begin(), e.parts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  e.memory_bytes = kBaseBytes;
+  for (const auto& p : e.parts) e.memory_bytes += p.second;
+  // Work: payload in transactions of the aggregate size where messages are aggregated,
+  // one packet otherwise; every message also ends in a transaction of its own and, with
+  // fence_flag, an ack and a flag; each crosses the mean path.
+  const WorkloadSpec& wl = s.workload;
+  const double packet = min_payload < 1e18 ? min_payload : 1;
+  const double big_txn = agg > packet ? double(agg) : packet;
+  const double per_message = 1 + (wl.sync.fence_flag ? 2 : 0);
+  e.transaction_hops = (w.aggregated_bytes / big_txn +
+                        (w.payload_bytes - w.aggregated_bytes) / packet + w.messages * per_message) *
+                       mean_hops(s);
+  e.wall_s = e.transaction_hops / kHopsPerWallSecond;
+  return e;
+}
+
+uint64_t default_memory_limit() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  uint64_t ram = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (8ull << 30);
+  // A container's limit (cgroup v2, then v1) when it is the smaller.
+  for (const char* f : {"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}) {
+    const uint64_t limit = read_number(f);
+    if (limit > 0 && limit < ram) ram = limit;
+  }
+  return ram / 4 * 3;
+}
+
+uint64_t memory_limit(const SystemSpec& s) {
+  return s.simulation.memory_limit ? s.simulation.memory_limit : default_memory_limit();
+}
+
+void check_resources(SystemSpec& s, const SpecSources& src) {
+  const ResourceEstimate e = estimate_resources(s);
+  s.estimate = {e.memory_bytes, e.transaction_hops, e.wall_s, e.text()};
+  const uint64_t limit = memory_limit(s);
+  if (!(e.memory_bytes <= double(limit))) {  // also refuses a NaN estimate
+    std::string parts;
+    for (size_t i = 0; i < e.parts.size() && i < 3; ++i)
+      parts += (parts.empty() ? "" : ", ") + e.parts[i].first + " " + bytes_text(e.parts[i].second);
+    src.simulation.fail(
+        "memory_limit",
+        "this run needs an estimated " + bytes_text(e.memory_bytes) + " (" + parts + "; " +
+            std::to_string(s.graph.devices.size()) + " devices, " +
+            std::to_string(s.graph.links.size()) + " links, " +
+            std::to_string(s.graph.endpoints.size()) + " endpoints), more than the memory "
+            "limit of " + bytes_text(double(limit)) +
+            (s.simulation.memory_limit ? "" : " (three quarters of this machine's memory)"),
+        "shrink what dominates: fewer endpoints or ports (routes grow as devices x "
+        "endpoints), input_queues: fifo on switches with many ports (voq grows as ports^2), "
+        "fewer channels, sizes or layers (schedules); or raise simulation.memory_limit on a "
+        "machine that has the memory");
+  }
+  const double wall_limit_s = double(s.simulation.wall_limit_ps) * 1e-12;
+  if (!(e.wall_s <= wall_limit_s)) {
+    char hops[32];
+    std::snprintf(hops, sizeof hops, "%.3g", e.transaction_hops);
+    src.simulation.fail(
+        "wall_limit",
+        "the workload needs an estimated " + std::string(hops) + " transaction-hops, about " +
+            wall_text(e.wall_s) + " of wall time at " +
+            std::to_string(int(cost::kHopsPerWallSecond)) + " per second, more than "
+            "simulation.wall_limit " + format_time_ps(s.simulation.wall_limit_ps),
+        "shrink the work: aggregate large messages (simulation.aggregate_bytes: 16KiB with "
+        "aggregate_min_message: 512KiB), fewer or smaller sizes, a smaller model or fewer "
+        "tokens; or raise simulation.wall_limit");
+  }
+}
+
+}  // namespace fabricsim
