@@ -17,6 +17,7 @@
 #include "fabrics/cli/results.h"
 #include "fabrics/config/input_guard.h"
 #include "fabrics/plugins.h"
+#include "fabrics/sim/faults.h"
 #include "fabrics/sim/system.h"
 #include "fabrics/sim/training_run.h"
 #include "fabrics/systems/catalog.h"
@@ -210,6 +211,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           return s;
                         },
                         spec.simulation.functional ? &algo : nullptr, w.root);
+  if (FaultManager* f = sys.faults())
+    f->set_done([&sweep, &runner] { return sweep.finished() && (!runner || runner->finished()); });
   // Starvation ends the run early: with events left, the next one lies beyond the time
   // limit; with none, nothing can move any more (outcome.h tells which, and why).
   if (!stop_requested())
@@ -233,15 +236,18 @@ int run(const Options& o, const std::vector<std::string>& args) {
   cost.memory_limit = memory_limit(spec);
   cost.wall_limit_ps = spec.simulation.wall_limit_ps;
 
-  // Every packet injected was delivered: the pool is empty and bytes balance (devices that
-  // absorb data, e.g. an NVLS switch reducing it, count it as sunk, and what they emit as
-  // sourced).
+  // Every packet injected was delivered or lost to a fault: the pool is empty and bytes
+  // balance, sent = delivered + lost (devices that absorb data, e.g. an NVLS switch
+  // reducing it, count it as sunk, and what they emit as sourced; a transaction sent
+  // again after a loss counts as sent twice and lost once).
   const uint64_t sent = sys.payload_sourced(), received = sys.payload_sunk();
+  const uint64_t lost = sys.faults() ? sys.faults()->lost_payload() : 0;
   const uint64_t outstanding = PacketPool::global().outstanding();
-  if (outstanding != 0 || sent != received)
+  if (outstanding != 0 || sent != received + lost)
     throw InternalError("packet accounting: " + std::to_string(outstanding) +
                         " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
-                        std::to_string(received) + " B received");
+                        std::to_string(received) + " B received + " + std::to_string(lost) +
+                        " B lost");
   const std::vector<RowResult> rows = make_rows(spec, sweep.rows());
   for (const RowResult& r : rows)
     if (r.checked && r.wrong)
@@ -252,6 +258,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"payload_bytes_delivered", received},
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.simulation.functional}};
+  if (sys.faults()) checks["payload_bytes_lost"] = lost;
   const Port::Counters retry = sys.retry_totals();
   const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
   if (!o.quiet && train) {
@@ -282,6 +289,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
                     double(retry.replay_stall_ps) * 1e-6);
       std::cout << buf;
     }
+    if (sys.faults())
+      for (const std::string& fault_line : sys.faults()->summary()) std::cout << fault_line << "\n";
     print_cost(std::cout, cost);
   }
   if (o.out) {
@@ -292,6 +301,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
     if (!train) j["ceiling"] = ceiling_json(ceiling);
+    if (sys.faults()) j["faults"] = sys.faults()->json();
     if (is_auto) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;

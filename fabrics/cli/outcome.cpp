@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "fabrics/sim/faults.h"
 #include "models/core/errors.h"
 #include "models/core/packet.h"
 #include "models/core/run_control.h"
@@ -68,6 +69,11 @@ void report_unfinished(const SystemSpec& spec, const System& sys, const Collecti
                        "fewer or smaller sizes, simulation.aggregate_bytes (e.g. 16KiB), a "
                        "smaller system");
     case StopReason::kNone: break;
+  }
+  // Faults that cut the workload off or lost its data explain a run that starves.
+  if (!pending && sys.faults()) {
+    const std::string reason = sys.faults()->unfinished_reason();
+    if (!reason.empty()) throw InputError(reason + " (" + progress + at + ")");
   }
   if (pending)
     throw InputError(located(spec, "simulation.time_limit") +

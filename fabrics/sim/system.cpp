@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "fabrics/sim/faults.h"
 #include "models/core/errors.h"
 #include "models/core/scheduler.h"
 #include "models/core/units.h"
@@ -31,12 +32,19 @@ System::System(const SystemSpec& spec) : spec_(spec) {
       by_endpoint_id_[size_t(d.endpoint_id)] = e;
     }
   }
-  for (const topo::Link& l : g.links) {
+  links_of_.resize(g.devices.size());
+  for (size_t i = 0; i < g.links.size(); ++i) {
+    const topo::Link& l = g.links[i];
     Port& a = devices_[l.a.device]->port(l.a.port);
     Port& b = devices_[l.b.device]->port(l.b.port);
-    bind_link(a, b, spec.link_types.at(l.type), spec.seed);
+    // A link with bit-error bursts planned keeps its replay buffer even at ber 0.
+    const bool replay = spec.faults.any() && spec.faults.replay_links[i];
+    bind_link(a, b, spec.link_types.at(l.type), spec.seed, replay);
     all_ports_.push_back(&a);
     all_ports_.push_back(&b);
+    link_ports_.emplace_back(&a, &b);
+    links_of_[size_t(l.a.device)].push_back(int(i));
+    links_of_[size_t(l.b.device)].push_back(int(i));
   }
   for (Port* p : all_ports_)
     stats_.add(p->display_name(), [p](uint64_t now) { return p->stats_json(now); });
@@ -56,6 +64,37 @@ System::System(const SystemSpec& spec) : spec_(spec) {
     devices_[i]->connected(peers);
   }
   engine_ = std::make_unique<CollectiveEngine>("collectives", ranks(), spec.workload.elem_bytes);
+  if (spec.faults.any()) {
+    faults_ = std::make_unique<FaultManager>("faults", *this, spec);
+    for (Port* p : all_ports_) p->set_loss_handler(faults_.get());
+  }
+}
+
+System::~System() = default;
+
+std::string System::link_name(int link) const {
+  return link_ports_[size_t(link)].first->display_name() + "-" +
+         link_ports_[size_t(link)].second->display_name();
+}
+
+void System::install_routes(const std::vector<char>& down) {
+  const topo::Graph g = topo::without_links(spec_.graph, down);
+  const topo::Routes routes = topo::compute_routes(g);
+  for (size_t i = 0; i < devices_.size(); ++i) devices_[i]->set_routes(routes[i]);
+}
+
+std::string System::unreachable_ranks(const std::vector<char>& down) const {
+  const topo::Graph g = topo::without_links(spec_.graph, down);
+  const topo::Reach reach(g);
+  const std::vector<int>& ranks = spec_.ranks;
+  for (size_t r = 0; r < ranks.size(); ++r)
+    for (size_t q = 0; q < ranks.size(); ++q) {
+      const int a = g.endpoints[size_t(ranks[r])], b = g.endpoints[size_t(ranks[q])];
+      if (r != q && !reach.connected(a, b))
+        return g.devices[size_t(a)].name + " (rank " + std::to_string(r) + ") has no path to " +
+               g.devices[size_t(b)].name + " (rank " + std::to_string(q) + ")";
+    }
+  return "";
 }
 
 std::vector<Endpoint*> System::ranks() const {

@@ -12,9 +12,12 @@
 
 namespace fabricsim {
 
+class FaultManager;
+
 class System {
  public:
   explicit System(const SystemSpec& spec);
+  ~System();
 
   std::vector<Endpoint*> ranks() const;   // rank interfaces in rank order
   // Every device's model, in graph order.
@@ -37,6 +40,25 @@ class System {
   // "gpu0.port[3] (since 1.2us)": for the deadlock report.
   std::vector<std::string> credit_waits(size_t max) const;
 
+  // Faults (fabrics/sim/faults.h; nullptr without a `faults:` section).
+  FaultManager* faults() { return faults_.get(); }
+  const FaultManager* faults() const { return faults_.get(); }
+  // Port `side` (0: a, 1: b) of graph link `link`; the links of a device; every port.
+  Port& link_port(int link, int side) { return *(side ? link_ports_[size_t(link)].second
+                                                      : link_ports_[size_t(link)].first); }
+  const std::vector<int>& links_of(int device) const { return links_of_.at(size_t(device)); }
+  const std::vector<Port*>& ports() const { return all_ports_; }
+  Endpoint* endpoint(uint32_t id) const {
+    return id < by_endpoint_id_.size() ? by_endpoint_id_[id] : nullptr;
+  }
+  std::string link_name(int link) const;  // "gpu0.port[3]-sw0.port[3]"
+  // Routes computed without the links marked in `down` (per graph link), given to every
+  // device.
+  void install_routes(const std::vector<char>& down);
+  // "gpu0 (rank 0) has no path to gpu5 (rank 5)" for the first pair of ranks the links
+  // marked in `down` separate, or "".
+  std::string unreachable_ranks(const std::vector<char>& down) const;
+
  private:
   const SystemSpec& spec_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;  // by graph device index
@@ -44,6 +66,9 @@ class System {
   std::vector<Port*> all_ports_;
   StatsRegistry stats_;  // every port and device under its user-facing name
   std::unique_ptr<CollectiveEngine> engine_;
+  std::vector<std::pair<Port*, Port*>> link_ports_;  // by graph link index
+  std::vector<std::vector<int>> links_of_;          // by device: its graph links
+  std::unique_ptr<FaultManager> faults_;
 };
 
 }  // namespace fabricsim

@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "fabrics/systems/faults.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/topologies/builder.h"
 #include "fabrics/workloads/workload.h"
@@ -35,6 +36,9 @@ std::vector<CatalogEntry> catalog() {
     c.push_back({Category::kTopology, {k.name, k.summary, k.params}});
   for (const WorkloadKind& k : workloads().entries())
     c.push_back({Category::kWorkload, {k.name, k.summary, k.params}});
+  const std::vector<cfg::TypeSpec> faults = fault_specs();
+  c.push_back({Category::kSection, faults.front()});
+  for (size_t i = 1; i < faults.size(); ++i) c.push_back({Category::kFault, faults[i]});
   return c;
 }
 
@@ -59,6 +63,7 @@ const char* category_name(Category category) {
     case Category::kTopology: return "topology";
     case Category::kWorkload: return "workload";
     case Category::kSection: return "section";
+    case Category::kFault: return "fault event";
   }
   return "";
 }

@@ -10,7 +10,7 @@
 
 namespace fabricsim {
 
-enum class Category { kSection, kLink, kDevice, kTopology, kWorkload };
+enum class Category { kSection, kLink, kDevice, kTopology, kWorkload, kFault };
 
 struct CatalogEntry {
   Category category;
@@ -18,7 +18,7 @@ struct CatalogEntry {
 };
 
 // In the order `describe` lists them: sections, link, device kinds, topologies, workloads
-// (each in registration order).
+// (each in registration order), then the faults section and its event types.
 std::vector<CatalogEntry> catalog();
 // The spec of `type` in `category`; nullptr if none.
 const cfg::TypeSpec* find_type(const std::vector<CatalogEntry>& entries, Category category,

@@ -39,13 +39,9 @@ void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
           "raise rx_buffer to at least " + format_bytes(wire) +
               " or lower simulation.aggregate_bytes");
     if (l.ber <= 0) continue;
-    // Framings whose packets become usable after their last byte (UALink: up to a codeword).
-    const uint64_t slack = l.framing->replay_slack_bytes();
-    const bool ualink = slack > 0;
-    const uint64_t cw_ps = ualink ? transfer_ps(slack, l.rate_bps) : 0;
-    const uint64_t rtt_ps = cw_ps + 2 * l.latency_ps + l.ack_delay_ps;
-    const uint64_t rtt_bytes =
-        uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) / 8'000'000'000'000ull);
+    const ReplayNeed need = replay_need(s, l);
+    const bool ualink = need.codeword_ps > 0;
+    const uint64_t cw_ps = need.codeword_ps, rtt_bytes = need.rtt_bytes;
     if (l.replay_buffer_bytes < wire + rtt_bytes) {
       char ber[32];
       std::snprintf(ber, sizeof ber, "%g", l.ber);
@@ -155,6 +151,20 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
 }
 
 }  // namespace
+
+ReplayNeed replay_need(const SystemSpec& s, const LinkParams& l) {
+  ReplayNeed n;
+  const uint64_t agg = s.simulation.aggregate_bytes;
+  const uint64_t whole = std::max<uint64_t>(1, agg / l.packet_payload);
+  n.transaction_wire = whole * l.framing->packet_wire_bytes(l.packet_payload);
+  // Framings whose packets become usable after their last byte (UALink: up to a codeword).
+  const uint64_t slack = l.framing->replay_slack_bytes();
+  n.codeword_ps = slack > 0 ? transfer_ps(slack, l.rate_bps) : 0;
+  const uint64_t rtt_ps = n.codeword_ps + 2 * l.latency_ps + l.ack_delay_ps;
+  n.rtt_bytes =
+      uint64_t((u128(l.rate_bps) * rtt_ps + 8'000'000'000'000ull - 1) / 8'000'000'000'000ull);
+  return n;
+}
 
 void check_system(SystemSpec& s, const SpecSources& src) {
   check_link_buffers(s, src);

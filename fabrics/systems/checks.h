@@ -22,6 +22,14 @@ struct SpecSources {
   std::map<std::string, cfg::Params> link_types, device_types;
 };
 
+// What a replay buffer must hold on link type `l` (link-level retry): one transaction's
+// wire bytes plus what the line carries in an ack round trip (a codeword more on framings
+// whose packets are usable after their last byte).
+struct ReplayNeed {
+  uint64_t transaction_wire = 0, rtt_bytes = 0, codeword_ps = 0;
+};
+ReplayNeed replay_need(const SystemSpec& spec, const LinkParams& l);
+
 // Runs every check, in the order above; fills spec.auto_in_switch for `algorithm: auto`.
 void check_system(SystemSpec& spec, const SpecSources& src);
 

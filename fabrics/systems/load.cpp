@@ -9,6 +9,7 @@
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/checks.h"
 #include "fabrics/systems/estimate.h"
+#include "fabrics/systems/faults.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/topologies/builder.h"
 #include "models/core/text.h"
@@ -23,8 +24,9 @@ using cfg::Params;
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"version",      "name",         "seed",     "simulation",
-                                        "link_types",   "device_types", "topology", "workload"};
+const std::vector<std::string> kTopKeys{"version",  "name",         "seed",
+                                        "simulation", "link_types", "device_types",
+                                        "topology", "workload",   "faults"};
 
 class Loader {
  public:
@@ -48,6 +50,7 @@ class Loader {
     topology();
     workload();
     check_system(s_, src_);
+    load_faults(s_, src_, root_["faults"]);
     s_.resolved["name"] = s_.name;
     s_.resolved["seed"] = s_.seed;
     return std::move(s_);

@@ -28,6 +28,26 @@ struct SimulationParams {
 };
 const ParamBlock& simulation_params();
 
+// The `faults:` section (fabrics/systems/faults.cpp), as the timeline the fault manager
+// (fabrics/sim/faults.h) plays: primitive actions in time order.
+struct FaultAction {
+  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer };
+  uint64_t at_ps = 0;
+  Kind kind = kLinkDown;
+  int target = -1;  // graph link index (links, ber) or device index (devices)
+  double ber = 0;   // kBer: the link's bit error rate from now on
+  int event = -1;   // index in FaultPlan::events
+};
+struct FaultPlan {
+  uint64_t detection_ps = 0;   // a link or device changes state -> routes recomputed
+  uint64_t retransmit_ps = 0;  // end-to-end retransmission timeout
+  std::vector<FaultAction> actions;  // by time; at equal times in declaration order
+  std::vector<std::string> events;   // per event: what it is, for reports
+  std::vector<std::string> where;    // per event: "file:line:col: faults.events[i]"
+  std::vector<char> replay_links;    // per graph link: bursts planned (replay buffer on)
+  bool any() const { return !actions.empty(); }
+};
+
 struct SystemSpec {
   std::string file;
   std::string name;
@@ -39,6 +59,7 @@ struct SystemSpec {
   std::vector<int> ranks;    // endpoint ids in rank order
   int domain_size = 0;       // ranks per node (multi_node: endpoints_per_node), 0: one node
   WorkloadSpec workload;
+  FaultPlan faults;          // empty without a `faults:` section
   // algorithm: auto: the in-switch algorithms of the collective (nvls, hierarchical_nvls)
   // that pass the checks of naming them explicitly, so auto may choose them; on a single
   // domain hierarchical_nvls is nvls's schedule and is left to nvls.

@@ -69,6 +69,15 @@ bool Reach::connected(int a, int b) const {
   return false;
 }
 
+Graph without_links(const Graph& g, const std::vector<char>& removed) {
+  Graph out = g;
+  out.links.clear();
+  for (size_t i = 0; i < g.links.size(); ++i)
+    if (i >= removed.size() || !removed[i]) out.links.push_back(g.links[i]);
+  out.index_ports();
+  return out;
+}
+
 Routes compute_routes(const Graph& g) {
   const int n = int(g.devices.size());
   const int e = int(g.endpoints.size());

@@ -64,6 +64,9 @@ class Reach {
   std::vector<std::vector<int>> touches_;  // device -> sorted ids of adjacent components
 };
 
+// g without the links marked in `removed` (per link index; faults), its ports indexed.
+Graph without_links(const Graph& g, const std::vector<char>& removed);
+
 // routes[device][endpoint id] = ports of `device` on a shortest path to that endpoint.
 // Paths pass through forwarding devices only.
 using Routes = std::vector<std::vector<std::vector<int>>>;

@@ -120,6 +120,9 @@ struct DeviceKind {
   std::function<void(const DeviceCheck&)> check = {};
   // Builds the device's model (SystemC).
   std::function<std::unique_ptr<DeviceModel>(const DeviceBuild&)> create;
+  // Its devices can fail as a whole (a switch_down fault): its model implements
+  // DeviceModel::fail and recover.
+  bool can_fail = false;
   // Memory its model holds beyond its ports, in bytes, for the estimate made before a run
   // (fabrics/systems/estimate.h; e.g. a switch's virtual output queues grow as ports^2).
   // Optional: a few KiB per device otherwise.

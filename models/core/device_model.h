@@ -11,6 +11,7 @@
 namespace fabricsim {
 
 class Endpoint;
+class LossHandler;
 class Port;
 
 class DeviceModel {
@@ -54,6 +55,16 @@ class DeviceModel {
   virtual uint64_t messages_in_flight() const { return 0; }
   // Terminal kinds: the fabric interface that collective programs drive.
   virtual Endpoint* rank_interface() { return nullptr; }
+
+  // Faults (docs/architecture.md, "Faults"), for kinds whose DeviceKind::can_fail is set:
+  // the device fails now (its links are already down): every transaction it holds is
+  // lost, each handed to `loss` with the recovery of the port it came in on; recover():
+  // it works again, empty (its links come up separately).
+  virtual void fail(LossHandler& loss) { (void)loss; }
+  virtual void recover() {}
+  // Transactions it holds because no route leads to their destination (after a fault),
+  // for the report of a run that cannot finish.
+  virtual uint64_t stranded() const { return 0; }
 };
 
 }  // namespace fabricsim

@@ -24,6 +24,11 @@ class Fifo {
     --size_;
     return v;
   }
+  T& back() { return buf_[(head_ + size_ - 1) & (buf_.size() - 1)]; }
+  T pop_back() {
+    --size_;
+    return buf_[(head_ + size_) & (buf_.size() - 1)];
+  }
 
  private:
   void grow() {

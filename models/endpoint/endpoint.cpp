@@ -20,6 +20,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
                                             this, i, /*rx_at_head=*/false));
   staged_.assign(nports, nullptr);
   staged_msg_.assign(nports, nullptr);
+  staged_count_.assign(nports, 0);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
   resp_q_.resize(nports);
@@ -56,12 +57,27 @@ uint64_t Endpoint::send_group(PacketKind kind, uint64_t bytes, uint64_t tag) {
 }
 
 void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
+  // Routes recomputed after a fault: a transaction staged for a port that no longer
+  // reaches its destination goes back to be sent by another port.
+  const bool again = !reach_.empty();
+  rerouted_ = rerouted_ || again;
   reach_.assign(routes.size(), PortSet(int(ports_.size())));
   reach_count_.assign(routes.size(), 0);
   for (size_t d = 0; d < routes.size(); ++d) {
     for (int port : routes[d]) reach_[d].set(port);
     reach_count_[d] = uint32_t(routes[d].size());
   }
+  if (!again) return;
+  for (size_t port = 0; port < staged_.size(); ++port) {
+    Packet* p = staged_[port];
+    if (!p || p->dst == kGroupDst || reach_[p->dst].test(int(port))) continue;
+    resend_.push_back(Resend{p, staged_msg_[port], staged_count_[port] != 0});
+    staged_[port] = nullptr;
+    staged_msg_[port] = nullptr;
+    staged_count_[port] = 0;
+  }
+  for (size_t d = 0; d < reach_.size(); ++d)
+    reach_[d].for_each([&](int port) { ports_[size_t(port)]->kick(); });
 }
 
 void Endpoint::end_of_elaboration() {
@@ -86,7 +102,9 @@ void Endpoint::end_of_elaboration() {
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
                         uint8_t vc) {
   FABRICSIM_ASSERT(bytes > 0 || kind == PacketKind::kReadReq, display_name_ + ": empty message");
-  FABRICSIM_ASSERT(reaches(dst), display_name_ + ": no route to endpoint " + std::to_string(dst));
+  // After a fault a destination may be cut off: the message waits for a route.
+  FABRICSIM_ASSERT(reaches(dst) || rerouted_,
+                   display_name_ + ": no route to endpoint " + std::to_string(dst));
   Msg m;
   m.id = (uint64_t(id_) << 40) | next_msg_++;
   m.dst = dst;
@@ -105,6 +123,7 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
 
 Packet* Endpoint::tx_peek(int port) {
   if (staged_[port]) return staged_[port];
+  if (!resend_.empty() && stage_resend(port)) return staged_[port];  // faults only
   // Read responses and the DMA's traffic share the port in turn (one transaction each):
   // the GPU's link interface serves its memory system's answers and its own stores
   // alike. (Serving responses first starves the stores that carry NVLS results out.)
@@ -189,8 +208,14 @@ void Endpoint::tx_pop(int port, Packet* p) {
     return;
   }
   staged_[port] = nullptr;
-  Msg& m = *staged_msg_[port];
+  Msg* const mp = staged_msg_[port];
   staged_msg_[port] = nullptr;
+  if (!mp) {  // a transaction sent again after a fault (its message's bookkeeping is done)
+    if (staged_count_[port]) bytes_sent_ += p->payload_bytes;
+    staged_count_[port] = 0;
+    return;
+  }
+  Msg& m = *mp;
   --m.unsent;
   bytes_sent_ += p->payload_bytes;
   backlog_.set(Port::now(), backlog_.level() - p->payload_bytes);
@@ -256,6 +281,30 @@ void Endpoint::rx_arrive(int port, Packet* p) {
     return;
   }
   PacketPool::global().release(p);
+}
+
+bool Endpoint::stage_resend(int port) {
+  for (auto it = resend_.begin(); it != resend_.end(); ++it) {
+    if (it->p->dst == kGroupDst || !reach_[it->p->dst].test(port)) continue;
+    staged_[port] = it->p;
+    staged_msg_[port] = it->m;
+    staged_count_[port] = it->count;
+    resend_.erase(it);
+    return true;
+  }
+  return false;
+}
+
+void Endpoint::tx_recover(int, Packet* p) {
+  resend_.push_back(Resend{p, nullptr, false});
+  if (p->dst < reach_.size()) reach_[p->dst].for_each([&](int port) { ports_[port]->kick(); });
+}
+
+void Endpoint::retransmit(Packet* p) {
+  p->head_ps = p->tail_ps = Port::now();
+  p->route_port = -1;
+  resend_.push_back(Resend{p, nullptr, true});
+  if (p->dst < reach_.size()) reach_[p->dst].for_each([&](int port) { ports_[port]->kick(); });
 }
 
 uint64_t Endpoint::read(uint32_t target, uint64_t bytes, uint64_t tag) {

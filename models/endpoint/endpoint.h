@@ -111,6 +111,14 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
 
+  // Faults (docs/architecture.md, "Faults"). A transaction a failed link cut and its
+  // replay kept comes back: it goes out again on any port that reaches its destination,
+  // as part of the message it belongs to (not counted as sent twice).
+  void tx_recover(int port, Packet* p) override;
+  // End-to-end retransmission: `p`, which this endpoint sourced and a fault lost, goes out
+  // again (counted as sent again: its lost copy is counted lost).
+  void retransmit(Packet* p);
+
  private:
   void end_of_elaboration() override;
 
@@ -150,9 +158,21 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   Packet* cut(Queue& q, int port);
   static void retire(Queue& q);
   Queue control_, data_;            // the DMA serves control_ first
+  // Faults: transactions to send again, oldest first, each with the message it was cut
+  // from (nullptr once sent) and whether it counts as sent again (retransmission).
+  struct Resend {
+    Packet* p;
+    Msg* m;
+    bool count;
+  };
+  std::deque<Resend> resend_;
+  bool stage_resend(int port);  // moves the oldest resend `port` can carry into staged_
+  bool rerouted_ = false;       // routes were recomputed after a fault: a destination
+                                // may be unreachable for a while
   uint64_t active_ = 0;
   std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
-  std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to
+  std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to (nullptr: a resend)
+  std::vector<uint8_t> staged_count_;  // [port]: a resend counted as sent again
   std::unordered_map<uint64_t, uint64_t> rx_msgs_;  // msg id -> payload bytes received
   uint64_t next_msg_ = 0, next_seq_ = 0;
   Rng rng_;                         // entropy values (ECMP/spraying selectors)

@@ -62,6 +62,11 @@ class LinkLayer {
 
   const RetryCounters& retry_counters() const { return retry_; }
 
+  // A bit-error burst (faults): from now on CRC errors are drawn at `ber` per wire bit
+  // (0: none), from the stream Rng(seed, port name + "/ber_burst"). Needs a port built
+  // with its replay buffer on (Port::attach with retry).
+  virtual void set_ber(double ber) = 0;
+
  protected:
   RetryCounters retry_;
 };

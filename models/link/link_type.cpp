@@ -93,6 +93,7 @@ const ParamBlock& link_params() {
         const long double rate = (long double)r.integer("lanes") * r.bandwidth_bps("lane_rate") *
                                  r.real("encoding_efficiency");
         l.rate_bps = uint64_t(std::llround(rate));
+        l.recovery = link_recovery(l.protocol);
       });
   return block;
 }
@@ -105,6 +106,22 @@ std::vector<ParamSpec> link_type_specs() {
     out.insert(out.end(), f.params.specs.begin(), f.params.specs.end());
   out.insert(out.end(), own.begin() + kHeadKeys, own.end());
   return out;
+}
+
+LossRecovery link_recovery(const std::string& protocol) {
+  if (protocol == "nvlink" || protocol == "ualink" || protocol == "pcie")
+    return LossRecovery::kLinkReplay;
+  if (protocol == "infiniband") return LossRecovery::kEndToEnd;
+  return LossRecovery::kNone;  // ethernet (no reliable transport modelled yet), generic
+}
+
+const char* recovery_name(LossRecovery r) {
+  switch (r) {
+    case LossRecovery::kLinkReplay: return "link-level replay";
+    case LossRecovery::kEndToEnd: return "end-to-end retransmission";
+    case LossRecovery::kNone: break;
+  }
+  return "no retransmission";
 }
 
 void check_link(const LinkParams& l, const ParamReader& r) {

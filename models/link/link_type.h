@@ -36,6 +36,10 @@ const ParamBlock& link_params();
 // Every key of a link type in the order `describe link` lists them: the link's head
 // (protocol .. framing), every registered framing's keys, then the rest of the link's.
 std::vector<ParamSpec> link_type_specs();
+// What a transaction cut by a link failure becomes on links of `protocol` (LossRecovery).
+LossRecovery link_recovery(const std::string& protocol);
+const char* recovery_name(LossRecovery r);  // "link-level replay", "end-to-end ...", "none"
+
 // Checks of a link type whose framing is set: the receive buffer holds one packet.
 void check_link(const LinkParams& link, const ParamReader& values);
 

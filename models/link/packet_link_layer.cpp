@@ -6,12 +6,23 @@ namespace fabricsim {
 
 PacketLinkLayer::PacketLinkLayer(const LinkParams& link, uint64_t seed,
                                  const std::string& port_name)
-    : ser_(link.rate_bps) {
+    : ser_(link.rate_bps),
+      nak_wait_ps_(2 * link.latency_ps + link.retry_latency_ps),
+      seed_(seed),
+      port_name_(port_name) {
   if (link.ber > 0) {
     errors_.emplace(link.ber, seed, port_name);
-    nak_wait_ps_ = 2 * link.latency_ps + link.retry_latency_ps;
     bits_to_error_ = errors_->next_gap();
   }
+}
+
+void PacketLinkLayer::set_ber(double ber) {
+  if (ber <= 0) {
+    errors_.reset();
+    return;
+  }
+  errors_.emplace(ber, seed_, port_name_ + "/ber_burst");
+  bits_to_error_ = errors_->next_gap();
 }
 
 TxTiming PacketLinkLayer::send(const Packet& p, uint64_t t, uint64_t wire) {

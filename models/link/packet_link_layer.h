@@ -28,6 +28,7 @@ class PacketLinkLayer : public LinkLayer {
   PacketLinkLayer(const LinkParams& link, uint64_t seed, const std::string& port_name);
 
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) final;
+  void set_ber(double ber) final;
 
  protected:
   // What prepare() sized for a transaction of several packets: the wire bytes of a full
@@ -48,6 +49,8 @@ class PacketLinkLayer : public LinkLayer {
   std::optional<GeometricBitErrors> errors_;
   uint64_t bits_to_error_ = 0;  // good wire bits before the next bit error
   uint64_t nak_wait_ps_ = 0;    // bad packet's tail -> replay starts: 2 x latency + retry_latency
+  uint64_t seed_ = 0;           // for bursts (set_ber)
+  std::string port_name_;
 };
 
 // The per-packet link layer of framing F (a final Framing): F's arithmetic is inlined.

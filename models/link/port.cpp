@@ -33,7 +33,8 @@ void Port::wake(uint32_t what) {
   }
 }
 
-void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed) {
+void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed,
+                  bool replay) {
   FABRICSIM_ASSERT(!attached_, display_name_ + " attached twice");
   FABRICSIM_ASSERT(link.rate_bps > 0 && link.vcs > 0 && link.framing,
                    display_name_ + ": bad link parameters");
@@ -43,7 +44,7 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
   credits_.assign(link.vcs, peer_link.rx_buffer_bytes);
-  retry_ = link.ber > 0;
+  retry_ = link.ber > 0 || replay;
   if (retry_) {
     FABRICSIM_ASSERT(link.ber < 1 && link.replay_buffer_bytes > 0,
                      display_name_ + ": bad link-level retry parameters");
@@ -54,12 +55,21 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
 
 void Port::tx_method() {
   const uint64_t t = now();
+  if (fault_state_) {  // a failed link, or transactions it cut waiting for replay
+    tx_faulted(t);
+    return;
+  }
+  tx_step<false>(t);
+}
+
+template <bool kHeld>
+void Port::tx_step(uint64_t t) {
   Scheduler& sched = Scheduler::instance();
   if (busy_until_ > t) {
     sched.set(tx_alarm_, busy_until_);
     return;
   }
-  Packet* p = owner_->tx_peek(index_);
+  Packet* p = kHeld ? held_.front() : owner_->tx_peek(index_);
   if (!p) return;  // idle until the owner kicks
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
@@ -97,7 +107,12 @@ void Port::tx_method() {
       replay_stall_since_ = UINT64_MAX;
     }
   }
-  owner_->tx_pop(index_, p);
+  if (kHeld) {
+    held_.pop();
+    ++f_.replayed;
+  } else {
+    owner_->tx_pop(index_, p);
+  }
   credits_[p->vc] -= wire;
 
   const TxTiming tm = layer_->send(*p, t, wire);
@@ -212,12 +227,25 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();
   j["queue_depth_avg_bytes"] = queue_.average(now_ps);
+  if (fault_aware_) {  // only in runs with faults planned: other runs' results stay as they were
+    j["cut_transactions"] = f_.cut_transactions;
+    j["cut_payload_bytes"] = f_.cut_payload_bytes;
+    j["replayed_after_up"] = f_.replayed;
+    j["recovered_to_device"] = f_.recovered;
+    j["dropped_arrivals"] = f_.dropped_arrivals;
+    j["down_ps"] = f_.down_ps + (f_.down_since != UINT64_MAX ? now_ps - f_.down_since : 0);
+  }
   return j;
 }
 
-void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed) {
-  a.attach(link, link, seed);
-  b.attach(link, link, seed);
+// The transmission of held transactions (faults; port_faults.cpp) is the same step.
+template void Port::tx_step<true>(uint64_t t);
+
+void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool replay) {
+  a.attach(link, link, seed, replay);
+  b.attach(link, link, seed, replay);
+  a.peer_ = &b;
+  b.peer_ = &a;
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
   a.peer_name = b.display_name();

@@ -35,6 +35,7 @@
 #include <systemc>
 #include <tlm>
 
+#include "models/core/errors.h"
 #include "models/core/fifo.h"
 #include "models/core/packet.h"
 #include "models/core/protocol.h"
@@ -45,6 +46,18 @@
 
 namespace fabricsim {
 
+class Port;
+
+// Where transactions go that a link failure cut and that no link-level replay keeps
+// (LossRecovery::kEndToEnd and kNone): the system's fault manager (fabrics/sim/faults.h)
+// counts them lost and has the source send them again where the protocol does.
+class LossHandler {
+ public:
+  virtual ~LossHandler() = default;
+  // `p` (now owned by the handler) was lost at `where` (a port's link, or a failed device).
+  virtual void lost(const std::string& where, LossRecovery recovery, Packet* p) = 0;
+};
+
 class PortOwner {
  public:
   virtual ~PortOwner() = default;
@@ -54,6 +67,15 @@ class PortOwner {
   virtual void tx_pop(int port, Packet* p) = 0;
   // A transaction arrived on `port` (at its head or tail time, per rx_at_head).
   virtual void rx_arrive(int port, Packet* p) = 0;
+  // Faults: a transaction this owner gave port `port`, which its link failure cut and its
+  // link-level replay kept, comes back because the link is still down when the failure is
+  // detected: the owner sends it again on another route (or holds it until it has one).
+  // Owners of ports that never fail need not implement it.
+  virtual void tx_recover(int port, Packet* p) {
+    (void)p;
+    throw InternalError("port " + std::to_string(port) + ": this device cannot take back a "
+                        "transaction cut by a link failure");
+  }
 };
 
 class Port : public sc_core::sc_module,
@@ -73,7 +95,10 @@ class Port : public sc_core::sc_module,
 
   // Elaboration: set the link this port transmits on and receives from, and make its
   // LinkLayer. `seed` feeds the port's bit-error stream (used only when link.ber > 0).
-  void attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed = 1);
+  // `replay`: keep the replay buffer and its acks even with ber 0 (a link with bit-error
+  // bursts planned, set_ber()).
+  void attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed = 1,
+              bool replay = false);
   bool attached() const { return attached_; }
   const LinkParams& link() const { return link_; }
   const std::string& display_name() const { return display_name_; }
@@ -109,6 +134,43 @@ class Port : public sc_core::sc_module,
 
   static uint64_t now() { return Scheduler::now(); }
 
+  // ---- Faults (docs/architecture.md, "Faults"): the API any device kind's ports share. A
+  // link fails as a whole (both directions): call link_down() on both of its ports at the
+  // same instant (System::link_down does). Cold code: a port whose link never fails pays
+  // one predictable test per transmission.
+  //   link_down()  this transmitter stops now. A transaction whose last bit it had not
+  //                sent is cut: removed from the peer's arrivals, its credits back here,
+  //                then kept for replay (LossRecovery::kLinkReplay) or handed to the
+  //                loss handler. Transactions fully serialised before the cut are on the
+  //                wire and are delivered.
+  //   link_up()    it may send again: kept transactions first, then its owner's.
+  //   recover_held()  the failure was detected with the link still down: the kept
+  //                transactions go back to the owner (PortOwner::tx_recover).
+  //   drop_arrivals()  the device behind this port failed: every transaction still on
+  //                its way in is lost (its credits go back upstream), and so is every one
+  //                it kept for replay (drop_held).
+  void set_loss_handler(LossHandler* h) {
+    loss_ = h;
+    fault_aware_ = true;
+  }
+  void link_down();
+  void link_up();
+  void recover_held();
+  void drop_arrivals();
+  void drop_held();
+  void set_ber(double ber) { layer_->set_ber(ber); }
+  bool link_is_down() const { return down_; }
+  size_t held() const { return held_.size(); }
+  struct FaultCounters {
+    uint64_t cut_transactions = 0, cut_payload_bytes = 0;  // cut on this transmitter
+    uint64_t replayed = 0;          // kept transactions sent again on this link
+    uint64_t recovered = 0;         // kept transactions handed back to the owner
+    uint64_t dropped_arrivals = 0;  // lost arriving at a failed device
+    uint64_t down_ps = 0;           // time the link was down (closed intervals)
+    uint64_t down_since = UINT64_MAX;
+  };
+  const FaultCounters& fault_counters() const { return f_; }
+
   // tlm interfaces
   tlm::tlm_sync_enum nb_transport_fw(Packet& p, Phase& ph, sc_core::sc_time& d) override;
   tlm::tlm_sync_enum nb_transport_bw(Packet& p, Phase& ph, sc_core::sc_time& d) override;
@@ -120,8 +182,17 @@ class Port : public sc_core::sc_module,
   void wake(uint32_t what) override;
 
  private:
+  friend void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool replay);
   enum : uint32_t { kTx, kRx, kCredit };
   void tx_method();
+  // One transmission attempt from the owner's queue, or (kHeld) from the transactions a
+  // link failure cut and the replay kept.
+  template <bool kHeld>
+  void tx_step(uint64_t t);
+  void tx_faulted(uint64_t t);
+  // Removes the transactions the peer had not finished sending at `t` (its link fails);
+  // returns them, last sent last.
+  std::vector<Packet*> cut_arrivals(uint64_t t);
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
@@ -160,12 +231,20 @@ class Port : public sc_core::sc_module,
   uint64_t replay_stall_since_ = UINT64_MAX;
   Fifo<Ack> acks_;
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
+  // Faults (cold): fault_state_ is the one flag the transmit path tests.
+  bool fault_state_ = false;   // down_ or held_ not empty
+  bool fault_aware_ = false;   // its system plans faults: report their counters
+  bool down_ = false;
+  Port* peer_ = nullptr;
+  LossHandler* loss_ = nullptr;
+  Fifo<Packet*> held_;
+  FaultCounters f_;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   LevelStat queue_;
   PortCounters c_;
 };
 
-// Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx.
-void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed = 1);
+// Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx. `replay` as Port::attach.
+void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed = 1, bool replay = false);
 
 }  // namespace fabricsim

@@ -103,11 +103,13 @@ uint64_t Switch::xbar_ps(int out, uint64_t bytes) const {
   return transfer_ps(bytes, xbar_rate_bps_[out]);
 }
 
+// -1 when no route leads to p's destination (only after a fault).
 int Switch::select_route(int in, const Packet& p) {
-  FABRICSIM_ASSERT(p.dst < routes_.size() && !routes_[p.dst].empty(),
-                   display_name_ + ": no route to endpoint " + std::to_string(p.dst));
+  FABRICSIM_ASSERT(p.dst < routes_.size(), display_name_ + ": no route to endpoint " +
+                                               std::to_string(p.dst));
   const std::vector<int>& c = routes_[p.dst];
   if (c.size() == 1) return c[0];
+  if (c.empty()) return -1;
   if (!adaptive_) {
     uint64_t h = (uint64_t(p.src) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(p.dst) << 32) ^ p.entropy;
     h ^= h >> 29;
@@ -132,6 +134,10 @@ void Switch::rx_arrive(int in, Packet* p) {
     return;
   }
   p->route_port = select_route(in, *p);
+  if (p->route_port < 0) {  // cut off by a fault: wait in the ingress buffer for a route
+    parked_in_.push_back(Parked{in, p});
+    return;
+  }
   out_load_[p->route_port] += p->payload_bytes;
   enqueue(in, p);
   ++pending_;

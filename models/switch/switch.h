@@ -45,8 +45,9 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
 
   Port& port(int i) override { return *ports_.at(i); }
   const std::string& display_name() const override { return display_name_; }
-  // routes[dst endpoint id] = egress ports on a shortest path to it.
-  void set_routes(const std::vector<std::vector<int>>& routes) override { routes_ = routes; }
+  // routes[dst endpoint id] = egress ports on a shortest path to it. Set again after a
+  // fault: queued traffic for a failed port moves to the new routes (switch_faults.cpp).
+  void set_routes(const std::vector<std::vector<int>>& routes) override;
   // Elaboration, once links are bound: the features learn every port's far end
   // (set_peers) and answer whether a port offers in-network collectives.
   void connected(const std::vector<Peer>& peers) override;
@@ -69,6 +70,12 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void rx_arrive(int port, Packet* p) override;
   void wake(uint32_t what) override;
 
+  // Faults (switch_faults.cpp).
+  void tx_recover(int port, Packet* p) override;
+  void fail(LossHandler& loss) override;
+  void recover() override { failed_ = false; }
+  uint64_t stranded() const override { return parked_in_.size() + parked_out_.size(); }
+
  private:
   friend class SwitchFrame;
   void end_of_elaboration() override;
@@ -80,6 +87,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   enum : uint32_t { kXbar };
   void emit(int out, Packet* p);
   bool admit(int out, Packet* p, bool routed);
+  // Faults: puts a transaction that has crossed the crossbar into the egress queue of a
+  // route to its destination, or parks it; moves traffic queued for failed ports.
+  void push_egress(int from, Packet* p);
+  void reroute();
 
   std::string display_name_;
   SwitchParams params_;
@@ -105,6 +116,16 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   uint64_t pending_ = 0;              // transactions in input queues
   uint64_t transfers_ = 0, arbitrations_ = 0;
   Alarm xbar_alarm_;
+
+  // Faults (cold): traffic with no route to its destination, waiting for one: still in
+  // its ingress buffer (holding its credits) or already past the crossbar.
+  struct Parked {
+    int in;
+    Packet* p;
+  };
+  std::vector<Parked> parked_in_;
+  std::vector<Packet*> parked_out_;
+  bool failed_ = false;
 
   Features features_;
   std::array<SwitchFeature*, kPacketKinds> claim_{};  // [kind] -> the feature that takes it

@@ -67,6 +67,7 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
   k.name = std::move(name);
   k.summary = std::move(summary);
   k.forwards = true;
+  k.can_fail = true;
   k.params.push_back(switch_frame_params());
   for (const std::string& f : features) k.params.push_back(switch_features().at(f).params);
   k.ports = [](const DeviceType& t) {

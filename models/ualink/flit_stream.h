@@ -59,6 +59,12 @@ class FlitStream {
     replay_ps_ = codeword_ps() + nak_wait_ps;
     bits_to_error_ = errors_->next_gap();
   }
+  // No more errors (the end of a bit-error burst). The open codeword's replay shifts were
+  // drawn with errors on: the next packet opens a new codeword (as after close()).
+  void disable_replay() {
+    errors_ = nullptr;
+    close();
+  }
   // Time one bad copy costs: its codeword + the NAK wait (0 without replay).
   uint64_t replay_ps() const { return replay_ps_; }
   // Codeword bytes `tl` stream bytes would be charged now (no state change).

@@ -6,11 +6,24 @@ namespace fabricsim {
 
 StreamLinkLayer::StreamLinkLayer(const UALinkFraming& f, const LinkParams& link, uint64_t seed,
                                  const std::string& port_name)
-    : f_(f), port_name_(port_name), stream_(f, link.rate_bps) {
+    : f_(f),
+      port_name_(port_name),
+      stream_(f, link.rate_bps),
+      seed_(seed),
+      nak_wait_ps_(2 * link.latency_ps + link.retry_latency_ps) {
   if (link.ber > 0) {
     errors_.emplace(link.ber, seed, port_name);
-    stream_.enable_replay(&*errors_, 2 * link.latency_ps + link.retry_latency_ps);
+    stream_.enable_replay(&*errors_, nak_wait_ps_);
   }
+}
+
+void StreamLinkLayer::set_ber(double ber) {
+  stream_.disable_replay();
+  errors_.reset();
+  if (ber <= 0) return;
+  errors_.emplace(ber, seed_, port_name_ + "/ber_burst");
+  stream_.close();  // the burst starts with a fresh codeword: none half drawn without errors
+  stream_.enable_replay(&*errors_, nak_wait_ps_);
 }
 
 TxTiming StreamLinkLayer::send(const Packet& p, uint64_t t, uint64_t wire) {

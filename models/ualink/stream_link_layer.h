@@ -29,6 +29,7 @@ class StreamLinkLayer final : public LinkLayer {
     return stream_.peek_wire(tl_);
   }
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) override;
+  void set_ber(double ber) override;
 
  private:
   const UALinkFraming f_;  // a copy of the link's (immutable, small) framing
@@ -37,6 +38,7 @@ class StreamLinkLayer final : public LinkLayer {
   std::optional<GeometricBitErrors> errors_;
   FlitStream stream_;
   uint64_t tl_ = 0;  // what prepare() sized: the transaction's TL stream bytes
+  uint64_t seed_ = 0, nak_wait_ps_ = 0;  // for bursts (set_ber)
 };
 
 }  // namespace fabricsim

@@ -1,0 +1,295 @@
+#include "fabrics/systems/faults.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <regex>
+
+#include "fabrics/config/params.h"
+#include "models/collectives/algorithms.h"
+#include "models/core/limits.h"
+#include "models/core/text.h"
+#include "models/core/units.h"
+
+namespace fabricsim {
+
+namespace {
+
+using K = ParamKind;
+
+// A timeline longer than this is a mistake (a flap of 10^4 periods on every link of a
+// system), not a study: refused before it is expanded.
+constexpr size_t kMaxActions = 100000;
+
+ParamSpec at_spec() {
+  return param("at", K::kTime, "", "simulated time", "When it happens.", 0, limits::kMaxTimePs);
+}
+ParamSpec up_spec(const char* what) {
+  return param("up_at", K::kTime, "0ns", "simulated time",
+               std::string("When ") + what + " comes back; 0ns: never (it stays down).", 0,
+               limits::kMaxTimePs);
+}
+
+cfg::TypeSpec section_spec() {
+  return {"faults",
+          "Failures injected at given simulated times (the `faults:` section): links, ports "
+          "and switches going down (and up), flapping links, bit-error bursts; events: a "
+          "list of maps with a `type` (describe link_down, port_down, link_flap, "
+          "switch_down, ber_burst).",
+          {param("detection_time", K::kTime, "10us", "ns",
+                 "From a link or switch changing state to every route being recomputed (link "
+                 "training timeout, subnet manager sweep: an assumption). Until then traffic "
+                 "keeps its routes: what is queued for a failed link waits.",
+                 0, 1e12),
+           param("retransmit_timeout", K::kTime, "100us", "ns",
+                 "End-to-end retransmission timeout of protocols that have it (infiniband): a "
+                 "transaction lost to a fault is sent again by its source this long after the "
+                 "loss.",
+                 1000, 1e12)}};
+}
+
+std::vector<cfg::TypeSpec> event_specs() {
+  const ParamSpec link = param("link", K::kString, "", "",
+                               "A port at either end of the link: DEVICE.port[INDEX].");
+  return {
+      {"link_down",
+       "A link fails, both directions (fault event): its transmitters stop; what they had "
+       "not finished sending is cut (docs/models.md, \"Faults\").",
+       {link, at_spec(), up_spec("the link")}},
+      {"port_down",
+       "A port fails (fault event): the link on it goes down as with link_down.",
+       {param("port", K::kString, "", "", "The port: DEVICE.port[INDEX]."), at_spec(),
+        up_spec("the port")}},
+      {"link_flap",
+       "A link goes down for down_for every period, count times from at (fault event).",
+       {link, at_spec(),
+        param("down_for", K::kTime, "", "ns", "How long each outage lasts.", 1,
+              limits::kMaxTimePs),
+        param("period", K::kTime, "", "ns", "From one outage's start to the next's.", 2,
+              limits::kMaxTimePs),
+        param("count", K::kInt, "1", "outages", "Number of outages.", 1, 10000)}},
+      {"switch_down",
+       "A switch fails as a whole (fault event): its links go down and every transaction it "
+       "holds is lost.",
+       {param("device", K::kString, "", "", "The switch's instance name (e.g. sw0)."), at_spec(),
+        up_spec("the switch")}},
+      {"ber_burst",
+       "A link's bit error rate rises to ber for duration (fault event): CRC errors, NAKs "
+       "and replays (link-level retry) meanwhile.",
+       {link, at_spec(),
+        param("duration", K::kTime, "", "ns", "How long the burst lasts.", 1, limits::kMaxTimePs),
+        param("ber", K::kReal, "", "errors per wire bit", "Bit error rate during the burst.",
+              1e-15, 1e-3)}}};
+}
+
+class Loader {
+ public:
+  Loader(SystemSpec& s, const SpecSources& src) : s_(s), src_(src) {
+    for (size_t i = 0; i < s.graph.links.size(); ++i) {
+      const topo::Link& l = s.graph.links[i];
+      link_at_[{l.a.device, l.a.port}] = int(i);
+      link_at_[{l.b.device, l.b.port}] = int(i);
+    }
+  }
+
+  void load(const YAML::Node& section) {
+    const cfg::Params p =
+        cfg::parse_params(section_spec(), section, src_.file, "faults", {"events"});
+    FaultPlan& plan = s_.faults;
+    plan.detection_ps = p.time_ps("detection_time");
+    plan.retransmit_ps = p.time_ps("retransmit_timeout");
+    plan.replay_links.assign(s_.graph.links.size(), 0);
+    nlohmann::json resolved = p.to_json();
+    resolved["events"] = nlohmann::json::array();
+    const YAML::Node events = section["events"];
+    if (!events.IsDefined() || events.IsNull() || !events.IsSequence() || events.size() == 0)
+      cfg::fail(src_.file, events.IsDefined() ? events : section, "faults.events",
+                events.IsSequence() ? std::string("the list of fault events is empty")
+                                    : "expected a list of fault events, found " +
+                                          cfg::describe_node(events),
+                "e.g. events: [{type: link_down, link: \"gpu0.port[3]\", at: 20us}]");
+    for (size_t i = 0; i < events.size(); ++i) resolved["events"].push_back(event(events[i], i));
+    std::stable_sort(plan.actions.begin(), plan.actions.end(),
+                     [](const FaultAction& a, const FaultAction& b) { return a.at_ps < b.at_ps; });
+    s_.resolved["faults"] = resolved;
+    check_workload();
+  }
+
+ private:
+  nlohmann::json event(const YAML::Node& n, size_t i) {
+    const std::string path = "faults.events[" + std::to_string(i) + "]";
+    std::vector<std::string> types;
+    for (const cfg::TypeSpec& t : event_specs()) types.push_back(t.type);
+
+    if (!n.IsMap())
+      cfg::fail(src_.file, n, path, "expected a map with a 'type', found " + cfg::describe_node(n),
+                "e.g. - {type: link_down, link: \"gpu0.port[3]\", at: 20us}");
+    const std::string type = cfg::scalar(src_.file, n["type"].IsDefined() ? n["type"] : n,
+                                         path + ".type", "a fault type", "known: " +
+                                         join_list(types));
+    const std::vector<cfg::TypeSpec> all = event_specs();
+    const auto it = std::find_if(all.begin(), all.end(),
+                                 [&](const cfg::TypeSpec& t) { return t.type == type; });
+    if (it == all.end())
+      cfg::fail(src_.file, n["type"], path + ".type", "unknown fault type '" + type + "'",
+                did_you_mean(type, types));
+    const cfg::Params p = cfg::parse_params(*it, n, src_.file, path, {"type"});
+    FaultPlan& plan = s_.faults;
+    const int e = int(plan.events.size());
+    plan.where.push_back(cfg::where(src_.file, n) + ": " + path);
+    const uint64_t at = p.time_ps("at");
+    if (at >= s_.simulation.time_limit_ps)
+      p.fail("at",
+             "at " + format_time_ps(at) + " is not before simulation.time_limit " +
+                 format_time_ps(s_.simulation.time_limit_ps),
+             "a fault must happen while the run lasts");
+    const auto add = [&](uint64_t t, FaultAction::Kind k, int target, double ber = 0) {
+      if (plan.actions.size() >= kMaxActions)
+        p.fail("at", "the fault events expand to more than " + std::to_string(kMaxActions) +
+                         " link or switch state changes",
+               "use fewer events or a smaller count");
+      plan.actions.push_back(FaultAction{t, k, target, ber, e});
+    };
+    const auto up_at = [&]() {
+      const uint64_t up = p.time_ps("up_at");
+      if (up != 0 && up <= at)
+        p.fail("up_at", "up_at " + format_time_ps(up) + " is not after at " + format_time_ps(at),
+               "give a later up_at, or 0ns to stay down");
+      return up;
+    };
+    std::string text;
+    if (type == "link_down" || type == "port_down") {
+      const char* key = type == "link_down" ? "link" : "port";
+      const int l = link_of(p, key);
+      const uint64_t up = up_at();
+      add(at, FaultAction::kLinkDown, l);
+      if (up) add(up, FaultAction::kLinkUp, l);
+      text = type + " " + link_name(l) + " at " + format_time_ps(at) +
+             (up ? ", up at " + format_time_ps(up) : ", stays down");
+    } else if (type == "link_flap") {
+      const int l = link_of(p, "link");
+      const uint64_t down = p.time_ps("down_for"), period = p.time_ps("period");
+      const int64_t count = p.integer("count");
+      if (down >= period)
+        p.fail("down_for",
+               "down_for " + format_time_ps(down) + " is not shorter than period " +
+                   format_time_ps(period),
+               "each outage must end before the next starts");
+      for (int64_t k = 0; k < count; ++k) {
+        add(at + uint64_t(k) * period, FaultAction::kLinkDown, l);
+        add(at + uint64_t(k) * period + down, FaultAction::kLinkUp, l);
+      }
+      text = "link_flap " + link_name(l) + " from " + format_time_ps(at) + ": " +
+             std::to_string(count) + " x down " + format_time_ps(down) + " every " +
+             format_time_ps(period);
+    } else if (type == "switch_down") {
+      const std::string& name = p.str("device");
+      const auto d = s_.graph.by_name.find(name);
+      if (d == s_.graph.by_name.end()) {
+        std::vector<std::string> names;
+        for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
+        p.fail("device", "unknown device '" + name + "'", did_you_mean(name, names));
+      }
+      const DeviceType& t = s_.type_of(d->second);
+      if (!t.kind->forwards || !t.kind->can_fail)
+        p.fail("device",
+               name + " is a " + t.kind->name + ", and only switches fail with switch_down",
+               "fail its links with link_down, or name a switch");
+      const uint64_t up = up_at();
+      add(at, FaultAction::kDeviceDown, d->second);
+      if (up) add(up, FaultAction::kDeviceUp, d->second);
+      text = "switch_down " + name + " at " + format_time_ps(at) +
+             (up ? ", up at " + format_time_ps(up) : ", stays down");
+    } else {  // ber_burst
+      const int l = link_of(p, "link");
+      const LinkParams& lp = s_.link_types.at(s_.graph.links[size_t(l)].type);
+      const ReplayNeed need = replay_need(s_, lp);
+      if (lp.replay_buffer_bytes < need.transaction_wire + need.rtt_bytes)
+        p.fail("ber",
+               "link type '" + lp.type_name + "' has replay_buffer " +
+                   format_bytes(lp.replay_buffer_bytes) + ", less than one transaction plus an "
+                   "ack round trip (" + std::to_string(need.transaction_wire + need.rtt_bytes) +
+                   " B), which link-level retry needs during the burst",
+               "raise link_types." + lp.type_name + ".replay_buffer to at least " +
+                   std::to_string(need.transaction_wire + need.rtt_bytes) + "B");
+      const uint64_t end = at + p.time_ps("duration");
+      add(at, FaultAction::kBer, l, p.real("ber"));
+      add(end, FaultAction::kBer, l, lp.ber);  // back to the link type's own
+      if (lp.ber <= 0) plan.replay_links[size_t(l)] = 1;
+      char ber[32];
+      std::snprintf(ber, sizeof ber, "%g", p.real("ber"));
+      text = "ber_burst " + link_name(l) + " at " + format_time_ps(at) + " for " +
+             format_time_ps(end - at) + ": ber " + ber;
+    }
+    plan.events.push_back(text);
+    nlohmann::json j = p.to_json();
+    j["type"] = type;
+    return j;
+  }
+
+  // The link on port `key` ("gpu0.port[3]"): the port exists and is linked.
+  int link_of(const cfg::Params& p, const char* key) {
+    static const std::regex kEnd(R"(([A-Za-z_][A-Za-z0-9_]*)\.port\[([0-9]{1,6})\])");
+    const std::string& text = p.str(key);
+    std::smatch m;
+    if (!std::regex_match(text, m, kEnd))
+      p.fail(key, "bad port reference '" + text + "'", "write DEVICE.port[INDEX], e.g. gpu0.port[3]");
+    const auto d = s_.graph.by_name.find(m[1].str());
+    if (d == s_.graph.by_name.end()) {
+      std::vector<std::string> names;
+      for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
+      p.fail(key, "unknown device '" + m[1].str() + "'", did_you_mean(m[1].str(), names));
+    }
+    const int port = std::stoi(m[2].str());
+    const auto l = link_at_.find({d->second, port});
+    if (l == link_at_.end())
+      p.fail(key, "port " + text + " has no link",
+             "name a linked port; " + m[1].str() + " has " +
+                 std::to_string(s_.graph.devices[size_t(d->second)].ports) + " ports");
+    return l->second;
+  }
+
+  std::string link_name(int l) const {
+    const topo::Link& k = s_.graph.links[size_t(l)];
+    const auto end = [&](const topo::LinkEnd& e) {
+      return s_.graph.devices[size_t(e.device)].name + ".port[" + std::to_string(e.port) + "]";
+    };
+    return end(k.a) + "-" + end(k.b);
+  }
+
+  // In-switch collectives keep reduction state in the switches and address group members
+  // by port: their reaction to a failure is not modelled. auto leaves them out.
+  void check_workload() {
+    const WorkloadSpec& w = s_.workload;
+    if (coll::uses_nvls_switches(w.algorithm))
+      src_.workload.fail("algorithm",
+                         "faults with in-switch (NVLS) collectives are not modelled (" +
+                             w.algorithm + " keeps reduction state in the switches)",
+                         "use another algorithm, or remove the faults section");
+    s_.auto_in_switch.clear();
+  }
+
+  SystemSpec& s_;
+  const SpecSources& src_;
+  std::map<std::pair<int, int>, int> link_at_;  // (device, port) -> link index
+};
+
+}  // namespace
+
+void load_faults(SystemSpec& spec, const SpecSources& src, const YAML::Node& section) {
+  if (!section.IsDefined() || section.IsNull()) return;
+  if (!section.IsMap())
+    cfg::fail(src.file, section, "faults",
+              "expected a map, found " + cfg::describe_node(section),
+              "e.g. faults: {events: [{type: link_down, link: \"gpu0.port[3]\", at: 20us}]}");
+  Loader(spec, src).load(section);
+}
+
+std::vector<cfg::TypeSpec> fault_specs() {
+  std::vector<cfg::TypeSpec> out{section_spec()};
+  const std::vector<cfg::TypeSpec> events = event_specs();
+  out.insert(out.end(), events.begin(), events.end());
+  return out;
+}
+
+}  // namespace fabricsim

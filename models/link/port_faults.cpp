@@ -1,0 +1,106 @@
+// The Port's fault API (port.h, "Faults"): a link failing and coming back, the transactions
+// it cuts, and a failed device's arrivals. Nothing here runs in a run without faults.
+#include "models/core/errors.h"
+#include "models/link/port.h"
+
+namespace fabricsim {
+
+void Port::tx_faulted(uint64_t t) {
+  if (down_) return;  // link_up() kicks the transmitter
+  if (held_.empty()) {
+    fault_state_ = false;
+    tx_step<false>(t);
+    return;
+  }
+  tx_step<true>(t);
+}
+
+std::vector<Packet*> Port::cut_arrivals(uint64_t t) {
+  // The peer sends one transaction after another (a stream link layer may overlap their
+  // tails), so the ones whose last bit was still to go at `t` are the newest arrivals. A
+  // transaction this port has already handed to its owner (a cut-through switch takes an
+  // aggregated transaction at its head) is not cut: it is delivered whole.
+  const uint64_t delay = latency_.value() + rx_latency_ps_;
+  std::vector<Packet*> cut;
+  while (!arrivals_.empty() && arrivals_.back()->tail_ps - delay > t) {
+    Packet* p = arrivals_.pop_back();
+    c_.rx_payload_bytes -= p->payload_bytes;
+    c_.rx_packets -= p->npackets;
+    --c_.rx_transactions;
+    cut.insert(cut.begin(), p);
+  }
+  return cut;
+}
+
+void Port::link_down() {
+  FABRICSIM_ASSERT(attached_ && peer_ && loss_, display_name_ + ": link_down before elaboration");
+  if (down_) return;
+  const uint64_t t = now();
+  down_ = true;
+  fault_state_ = true;
+  f_.down_since = t;
+  // The transmitter stops: what it was serialising is cut, and no wait of its continues.
+  if (busy_until_ > t) busy_until_ = t;
+  if (stall_since_ != UINT64_MAX) {
+    c_.credit_stall_ps += t - stall_since_;
+    stall_since_ = UINT64_MAX;
+  }
+  if (replay_stall_since_ != UINT64_MAX) {
+    c_.replay_stall_ps += t - replay_stall_since_;
+    replay_stall_since_ = UINT64_MAX;
+  }
+  for (Packet* p : peer_->cut_arrivals(t)) {
+    // It never reached the peer's buffer: its credits are this transmitter's again. (Its
+    // replay-buffer share frees at its ack time, as if acknowledged.)
+    credits_[p->vc] += p->link_bytes;
+    ++f_.cut_transactions;
+    f_.cut_payload_bytes += p->payload_bytes;
+    if (link_.recovery == LossRecovery::kLinkReplay)
+      held_.push(p);
+    else
+      loss_->lost(display_name_ + " (link to " + peer_name + " down)", link_.recovery, p);
+  }
+}
+
+void Port::link_up() {
+  if (!down_) return;
+  down_ = false;
+  f_.down_ps += now() - f_.down_since;
+  f_.down_since = UINT64_MAX;
+  fault_state_ = !held_.empty();
+  // Credits returned while the link was down are absorbed as usual when it next looks.
+  Scheduler::instance().set(tx_alarm_, now());
+}
+
+void Port::recover_held() {
+  while (!held_.empty()) {
+    Packet* p = held_.pop();
+    ++f_.recovered;
+    owner_->tx_recover(index_, p);
+  }
+  fault_state_ = down_;
+}
+
+// Inside a failed device a transaction is gone for every protocol but one with end-to-end
+// retransmission: link-level replay had already handed it over.
+void Port::drop_arrivals() {
+  const LossRecovery r = peer_link_.recovery == LossRecovery::kEndToEnd ? LossRecovery::kEndToEnd
+                                                                        : LossRecovery::kNone;
+  while (!arrivals_.empty()) {
+    Packet* p = arrivals_.pop_back();
+    ++f_.dropped_arrivals;
+    // The failed device will never free its buffer: the credits go back upstream as if it
+    // had, so that the link starts with full credits when the device is up again.
+    release_rx(p, 0);
+    loss_->lost(display_name_ + " (device failed)", r, p);
+  }
+}
+
+void Port::drop_held() {
+  const LossRecovery r = link_.recovery == LossRecovery::kEndToEnd ? LossRecovery::kEndToEnd
+                                                                   : LossRecovery::kNone;
+  while (!held_.empty()) loss_->lost(display_name_ + " (device failed)", r, held_.pop());
+  fault_state_ = down_;
+}
+
+}  // namespace fabricsim
