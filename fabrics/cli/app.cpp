@@ -12,6 +12,9 @@
 #include <systemc>
 
 #include "fabrics/cli/compare.h"
+#include "fabrics/cli/outputs.h"
+#include "fabrics/cli/progress.h"
+#include "fabrics/cli/trace.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/system.h"
@@ -34,6 +37,8 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
+    "                [--series INTERVAL] [--series-samples N] [--ports GLOB[,GLOB]...]\n"
+    "                [--histograms] [--trace FILE] [--progress[=SECONDS]]\n"
     "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
     "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
     "  fabricsim describe [TYPE]\n"
@@ -48,6 +53,7 @@ struct Options {
   std::optional<uint64_t> seed;
   bool quiet = false;
   std::string type;
+  OutputOptions outputs;  // run: statistics, tables, series, trace, progress (outputs.h)
 };
 
 [[noreturn]] void usage_error(const std::string& problem) {
@@ -81,6 +87,7 @@ Options parse_args(const std::vector<std::string>& args) {
       o.seed = std::stoull(v);
     } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
       o.quiet = true;
+    } else if (o.command == "run" && parse_output_option(args, i, o.outputs)) {
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error("unknown option '" + a + "' for '" + o.command + "'");
     } else {
@@ -158,8 +165,14 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           return s;
                         },
                         spec.simulation.functional ? &algo : nullptr, w.root);
-  sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+  std::unique_ptr<Observation> obs = make_observation(sys, spec, o.outputs, o.out.has_value());
+  const std::vector<uint64_t> sizes = training ? std::vector<uint64_t>{} : w.sizes();
+  simulate(spec.simulation.time_limit_ps, progress_mode(o.quiet, o.outputs.progress_s), [&] {
+    return runner ? job_progress(runner->started(), runner->finished(), runner->total())
+                  : sweep_progress(sweep.rows(), sweep.finished(), sizes);
+  });
   const uint64_t now = sc_core::sc_time_stamp().value();
+  if (obs) obs->finish(now);
   if (!sweep.finished() || (runner && !runner->finished())) {
     if (now >= spec.simulation.time_limit_ps)
       throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
@@ -260,7 +273,9 @@ int run(const Options& o, const std::vector<std::string>& args) {
     f << j.dump(2) << "\n";
     if (!f) throw InputError("--out: cannot write " + file.string());
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
+    write_tables(out_dir, spec, rows, train ? &j["rows"] : nullptr, *obs);
   }
+  if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
   return kExitOk;
 }
 

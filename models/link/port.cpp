@@ -116,6 +116,7 @@ void Port::tx_method() {
   ++c_.tx_transactions;
   c_.busy_ps += tm.free_ps - t;
   busy_until_ = tm.free_ps;
+  if (probe_) probe_->busy(t, tm.free_ps);
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
