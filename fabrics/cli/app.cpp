@@ -14,6 +14,7 @@
 #include "fabrics/cli/compare.h"
 #include "fabrics/cli/outputs.h"
 #include "fabrics/cli/progress.h"
+#include "fabrics/cli/sweep.h"
 #include "fabrics/cli/trace.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/plugins.h"
@@ -38,9 +39,11 @@ const char* kUsage =
     "usage:\n"
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
     "                [--series INTERVAL] [--series-samples N] [--ports GLOB[,GLOB]...]\n"
-    "                [--histograms] [--trace FILE] [--progress[=SECONDS]]\n"
+    "                [--histograms] [--trace FILE] [--trace-max-ops N] [--progress[=SECONDS]]\n"
     "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
-    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
+    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [-j N] [--quiet]\n"
+    "  fabricsim sweep SWEEP_FILE [--set key.path=value]... [--out DIR] [-j N] [--shard I/N]\n"
+    "                 [--quiet] [--progress[=SECONDS]]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
     "exit codes: 0 success, 2 bad input, 3 internal error\n";
@@ -292,6 +295,7 @@ int app_main(const std::vector<std::string>& args) {
       std::cout << "fabricsim " << FABRICSIM_VERSION << "\n";
       return kExitOk;
     }
+    if (!args.empty() && args[0] == "sweep") return sweep_main(args);
     const Options o = parse_args(args);
     if (o.command == "describe") {
       std::cout << (o.type.empty() ? describe_all() : describe_one(o.type));

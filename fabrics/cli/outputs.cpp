@@ -11,10 +11,6 @@
 
 namespace fabricsim {
 
-const char* kOutputUsage =
-    "  run outputs: [--series INTERVAL] [--series-samples N] [--ports GLOB[,GLOB]...]\n"
-    "               [--histograms] [--trace FILE] [--progress[=SECONDS]]\n";
-
 namespace {
 
 [[noreturn]] void bad(const std::string& flag, const std::string& problem) {
@@ -83,6 +79,8 @@ bool parse_output_option(const std::vector<std::string>& args, size_t& i, Output
       if (g.empty()) bad("--ports", "empty pattern; e.g. --ports 'gpu0.port[*],nvswitch0.*'");
       o.observe.ports.push_back(g);
     }
+  } else if (a == "--trace-max-ops") {
+    o.observe.trace_max_ops = size_t(positive_int(a, value(), 100000000));
   } else if (a == "--histograms") {
     o.observe.histograms = true;
   } else if (a == "--trace") {

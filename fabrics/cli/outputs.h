@@ -22,9 +22,6 @@ struct OutputOptions {
   double progress_s = 0;             // --progress[=SECONDS]: plain lines; 0: terminal only
 };
 
-// The option usage lines, for the command line's usage text.
-extern const char* kOutputUsage;
-
 // If args[i] is one of the output options of `run`, stores it (advancing i past its
 // value) and returns true. Bad values throw InputError ("command line: --series: ...").
 bool parse_output_option(const std::vector<std::string>& args, size_t& i, OutputOptions& o);

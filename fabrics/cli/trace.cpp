@@ -77,28 +77,38 @@ void write_trace(const std::string& file, const SystemSpec& spec, const Observat
                                   q("row " + std::to_string(w) + " " + x.label) + "}"});
   }
 
-  // Ops on lanes: the first lane of the rank whose last slice ended strictly before this
-  // one starts, so slices of a lane never touch and flow ends bind to one slice only.
+  // Ops on lanes: sends, receives and the rest each have their own lanes (tid = kind
+  // group x 10000 + lane); an op takes the first lane of its group whose last slice ended
+  // strictly before it starts, so slices of a lane never touch and each flow end binds to
+  // one slice.
   const std::vector<TraceOp>& ops = obs.trace_ops();
   std::vector<size_t> order(ops.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto group = [&](size_t i) {
+    const coll::OpKind k = coll::OpKind(ops[i].kind);
+    return k == coll::OpKind::kSend || k == coll::OpKind::kNvlsStore ? 0
+           : k == coll::OpKind::kRecv || k == coll::OpKind::kNvlsReduce ? 1
+                                                                         : 2;
+  };
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return ops[a].rank != ops[b].rank ? ops[a].rank < ops[b].rank
                                       : ops[a].start_ps < ops[b].start_ps;
   });
   std::vector<int> lane(ops.size(), 0);
-  std::map<uint32_t, std::vector<uint64_t>> lane_end;  // per rank: last end of each lane
+  std::map<std::pair<uint32_t, int>, std::vector<uint64_t>> lane_end;  // last end per lane
   for (size_t i : order) {
-    std::vector<uint64_t>& ends = lane_end[ops[i].rank];
+    std::vector<uint64_t>& ends = lane_end[{ops[i].rank, group(i)}];
     size_t l = 0;
     while (l < ends.size() && !(ends[l] < ops[i].start_ps)) ++l;
     if (l == ends.size()) ends.push_back(0);
     ends[l] = ops[i].end_ps;
-    lane[i] = int(l);
+    lane[i] = group(i) * 10000 + int(l);
   }
-  for (const auto& [rank, ends] : lane_end)
+  const char* group_name[] = {"send", "recv", "compute"};
+  for (const auto& [key, ends] : lane_end)
     for (size_t l = 0; l < ends.size(); ++l)
-      add_meta(int(rank), int(l), "thread_name", "lane " + std::to_string(l));
+      add_meta(int(key.first), key.second * 10000 + int(l), "thread_name",
+               std::string(group_name[key.second]) + " " + std::to_string(l));
 
   // Index of (window, rank, op) -> ops entry, for the flows.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, size_t> at;

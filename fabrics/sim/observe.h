@@ -24,7 +24,7 @@ struct ObserveOptions {
   bool histograms = false;           // queue-depth histograms -> percentiles per row
   bool trace = false;                // keep every op's interval for the trace
   bool device_windows = true;        // per-window device counters (a JSON snapshot each)
-  size_t trace_max_ops = 500000;     // ops kept in the trace; later windows are left out
+  size_t trace_max_ops = 200000;     // ops kept in the trace; later windows are left out
 };
 
 // One port of the system, in natural order (device graph order, then port index).
