@@ -13,6 +13,7 @@
 
 #include "fabrics/cli/compare.h"
 #include "fabrics/cli/outputs.h"
+#include "fabrics/cli/procs.h"
 #include "fabrics/cli/progress.h"
 #include "fabrics/cli/sweep.h"
 #include "fabrics/cli/trace.h"
@@ -57,6 +58,7 @@ struct Options {
   bool quiet = false;
   std::string type;
   OutputOptions outputs;  // run: statistics, tables, series, trace, progress (outputs.h)
+  int jobs = 1;           // compare: systems run at once
 };
 
 [[noreturn]] void usage_error(const std::string& problem) {
@@ -91,6 +93,8 @@ Options parse_args(const std::vector<std::string>& args) {
     } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
       o.quiet = true;
     } else if (o.command == "run" && parse_output_option(args, i, o.outputs)) {
+    } else if ((a == "-j" || a == "--jobs") && o.command == "compare") {
+      o.jobs = parse_jobs(a, value(a));
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error("unknown option '" + a + "' for '" + o.command + "'");
     } else {
@@ -313,7 +317,7 @@ int app_main(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (o.command == "compare")
-      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args));
+      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args), o.jobs);
     return run(o, args);
   } catch (const InputError& e) {
     std::cerr << "fabricsim: error: " << e.what() << "\n";
