@@ -15,6 +15,7 @@
 #include "fabrics/cli/outputs.h"
 #include "fabrics/cli/procs.h"
 #include "fabrics/cli/progress.h"
+#include "fabrics/cli/report.h"
 #include "fabrics/cli/sweep.h"
 #include "fabrics/cli/trace.h"
 #include "fabrics/cli/results.h"
@@ -45,6 +46,7 @@ const char* kUsage =
     "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [-j N] [--quiet]\n"
     "  fabricsim sweep SWEEP_FILE [--set key.path=value]... [--out DIR] [-j N] [--shard I/N]\n"
     "                 [--quiet] [--progress[=SECONDS]]\n"
+    "  fabricsim report RESULTS.json... -o REPORT.html [--title TEXT]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
     "exit codes: 0 success, 2 bad input, 3 internal error\n";
@@ -300,6 +302,7 @@ int app_main(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (!args.empty() && args[0] == "sweep") return sweep_main(args);
+    if (!args.empty() && args[0] == "report") return report_main(args);
     const Options o = parse_args(args);
     if (o.command == "describe") {
       std::cout << (o.type.empty() ? describe_all() : describe_one(o.type));
