@@ -278,9 +278,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["units"] = train->units_json();
     }
     const std::filesystem::path file = out_dir / "results.json";
-    std::ofstream f(file);
-    f << j.dump(2) << "\n";
-    if (!f) throw InputError("--out: cannot write " + file.string());
+    write_file(file, structured_results(j, *obs, train != nullptr).dump(2) + "\n");
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
     write_tables(out_dir, spec, rows, train ? &j["rows"] : nullptr, *obs);
   }

@@ -316,7 +316,7 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
 
   if (out_dir) {
     nlohmann::json j;
-    j["schema_version"] = 1;
+    j["schema_version"] = 2;  // 2: each system's results are results.json 2
     j["kind"] = "compare";
     j["fabricsim_version"] = FABRICSIM_VERSION;
     j["compare_file"] = spec.file;

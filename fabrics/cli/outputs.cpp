@@ -155,9 +155,10 @@ nlohmann::json window_json(const Observation& obs, size_t w) {
   for (size_t i = 0; i < ws.ports.size(); ++i) {
     const PortInfo& p = obs.ports()[i];
     nlohmann::json x = ws.ports[i];
-    x["port"] = p.name;
+    x["name"] = p.name;
     x["device"] = p.device;
-    x["port_index"] = p.index;
+    x["kind"] = p.kind;
+    x["port"] = p.index;
     ports.push_back(std::move(x));
   }
   j["ports"] = std::move(ports);
@@ -170,6 +171,49 @@ nlohmann::json window_json(const Observation& obs, size_t w) {
   }
   j["devices"] = std::move(devices);
   return j;
+}
+
+nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
+                                          bool training) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::parse(j.dump());
+  const nlohmann::json& st = j.at("stats");
+  // Natural order: each device (graph order), then its ports by index.
+  nlohmann::ordered_json stats = nlohmann::ordered_json::object();
+  size_t p = 0;
+  const std::vector<PortInfo>& ports = obs.ports();
+  for (const auto& [device, kind] : obs.devices()) {
+    if (st.contains(device)) {
+      nlohmann::ordered_json d = {{"name", device}, {"kind", kind}, {"device", device}};
+      for (auto it = st[device].begin(); it != st[device].end(); ++it)
+        d[it.key()] = nlohmann::ordered_json::parse(it.value().dump());
+      stats[device] = std::move(d);
+    }
+    for (; p < ports.size() && ports[p].device == device; ++p) {
+      const PortInfo& pi = ports[p];
+      nlohmann::ordered_json x = {
+          {"name", pi.name}, {"kind", pi.kind}, {"device", pi.device}, {"port", pi.index}};
+      for (auto it = st[pi.name].begin(); it != st[pi.name].end(); ++it)
+        x[it.key()] = nlohmann::ordered_json::parse(it.value().dump());
+      if (obs.options().histograms) {
+        const nlohmann::json q = obs.queue_percentiles(p);
+        for (auto it = q.begin(); it != q.end(); ++it) x[it.key()] = it.value().get<uint64_t>();
+      }
+      stats[pi.name] = std::move(x);
+    }
+  }
+  out["stats"] = std::move(stats);
+  // Per-row statistics: one window per schedule the engine ran.
+  if (training) {
+    nlohmann::ordered_json js = nlohmann::ordered_json::array();
+    for (size_t w = 0; w < obs.windows().size(); ++w)
+      js.push_back(nlohmann::ordered_json::parse(window_json(obs, w).dump()));
+    out["job_stats"] = std::move(js);
+  } else {
+    nlohmann::ordered_json& rows = out["rows"];
+    for (size_t w = 0; w < rows.size() && w < obs.windows().size(); ++w)
+      rows[w]["stats"] = nlohmann::ordered_json::parse(window_json(obs, w).dump());
+  }
+  return out;
 }
 
 void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
@@ -214,7 +258,7 @@ void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
   // ports.csv: one line per (window, port); a training run's windows are its jobs.
   const bool pct = obs.options().histograms;
   std::ostringstream p;
-  p << "row,label,start_ps,end_ps,port,device,kind,port_index,peer,link_type";
+  p << "row,label,start_ps,end_ps,name,device,kind,port,peer,link_type";
   for (const std::string& c : kPortColumns) p << "," << c;
   if (pct)
     for (const std::string& c : kPercentileColumns) p << "," << c;
@@ -237,7 +281,7 @@ void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
   const auto series = obs.series();
   if (series.empty()) return;
   std::ostringstream s;
-  s << "port,device,kind,port_index,t_start_us,t_end_us,utilisation,queue_mean_bytes,"
+  s << "name,device,kind,port,t_start_us,t_end_us,utilisation,queue_mean_bytes,"
        "queue_max_bytes\n";
   const uint64_t end = obs.end_ps();
   for (const auto& [pi, ser] : series) {

@@ -41,6 +41,12 @@ void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
 // and its bottleneck; the whole run's ports and devices as structured lists.
 nlohmann::json window_json(const Observation& obs, size_t window);
 
+// results.json as written: `j` (results_json and what run adds) with its stats in natural
+// order, each entry with its name, kind, device (and port index), and the per-row
+// statistics: rows[i].stats for a size sweep, job_stats[i] for the jobs of a training run.
+nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
+                                          bool training);
+
 // Writes `text` to `path` through a temporary file and a rename, so that a reader never
 // sees half a file. Throws InputError naming the path on failure.
 void write_file(const std::filesystem::path& path, const std::string& text);
