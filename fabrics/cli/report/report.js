@@ -79,10 +79,12 @@
     add(root, "p", { class: "note" }, "Dashed: each system's analytic busbw ceiling (the busiest link or host path).");
     const series = [];
     sweeps.forEach((s, i) => {
-      series.push({ name: s.label, type: "line", symbolSize: 6, data: s.rows.map(r => [r.size_bytes, r.busbw_GBps]) });
+      const color = palette[i % palette.length];
+      series.push({ name: s.label, type: "line", symbolSize: 6, itemStyle: { color: color }, lineStyle: { color: color },
+                    data: s.rows.map(r => [r.size_bytes, r.busbw_GBps]) });
       if (s.ceiling && s.ceiling.busbw_GBps)
         series.push({ name: s.label + " ceiling", type: "line", symbol: "none",
-                      lineStyle: { type: "dashed", color: palette[i % palette.length] },
+                      lineStyle: { type: "dashed", color: color }, itemStyle: { color: color },
                       data: [[s.rows[0].size_bytes, s.ceiling.busbw_GBps],
                              [s.rows[s.rows.length - 1].size_bytes, s.ceiling.busbw_GBps]] });
     });
