@@ -98,8 +98,8 @@ class Port : public sc_core::sc_module,
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   uint64_t busy_until_ps() const { return busy_until_; }
-  LevelStat& queue_stat() { return queue_; }
-  const LevelStat& queue_stat() const { return queue_; }
+  ObservedLevel& queue_stat() { return queue_; }
+  const ObservedLevel& queue_stat() const { return queue_; }
   // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
   void set_probe(PortProbe* p) {
     probe_ = p;
@@ -136,6 +136,7 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
+  [[gnu::cold, gnu::noinline]] void tell_probe(uint64_t from_ps, uint64_t to_ps);
   RetryCounters retry_counters() const {
     return layer_ ? layer_->retry_counters() : RetryCounters{};  // none before attach()
   }
@@ -172,7 +173,7 @@ class Port : public sc_core::sc_module,
   Fifo<Ack> acks_;
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  LevelStat queue_;
+  ObservedLevel queue_;
   PortCounters c_;
   PortProbe* probe_ = nullptr;
 };

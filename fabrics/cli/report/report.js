@@ -130,7 +130,7 @@
       symbolSize: nodes.length > 200 ? 5 : 12 })));
     figure(root, "topology_" + si, {
       tooltip: {}, legend: { data: kinds, top: 0 },
-      series: [{ type: "graph", layout: "none", roam: true, data: gnodes,
+      series: [{ type: "graph", layout: "none", roam: true, progressive: 0, data: gnodes,
                  categories: kinds.map(k => ({ name: k })),
                  label: { show: nodes.length <= 40, fontSize: 10, position: "bottom" },
                  lineStyle: { opacity: 0.5 },
@@ -159,7 +159,7 @@
         xAxis: { type: "category", name: "row", data: s.rows.map((r, i) => r.size_bytes !== undefined ? fmtBytes(r.size_bytes) : String(i)) },
         yAxis: { type: "category", data: s.heatmap.ports, axisLabel: { fontSize: 9 } },
         visualMap: { min: 0, max: 1, calculable: true, orient: "horizontal", left: "center", bottom: 0 },
-        series: [{ type: "heatmap", data: s.heatmap.values }]
+        series: [{ type: "heatmap", progressive: 0, data: s.heatmap.values }]
       }, true);
     }
 
