@@ -173,9 +173,35 @@ nlohmann::json window_json(const Observation& obs, size_t w) {
   return j;
 }
 
+namespace {
+
+// A json (sorted keys) as an ordered_json with the same content, without a text round trip.
+nlohmann::ordered_json ordered(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (auto it = j.begin(); it != j.end(); ++it) o[it.key()] = ordered(it.value());
+      return o;
+    }
+    case nlohmann::json::value_t::array: {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const nlohmann::json& x : j) a.push_back(ordered(x));
+      return a;
+    }
+    case nlohmann::json::value_t::string: return j.get<std::string>();
+    case nlohmann::json::value_t::boolean: return j.get<bool>();
+    case nlohmann::json::value_t::number_unsigned: return j.get<uint64_t>();
+    case nlohmann::json::value_t::number_integer: return j.get<int64_t>();
+    case nlohmann::json::value_t::number_float: return j.get<double>();
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
 nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
                                           bool training) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::parse(j.dump());
+  nlohmann::ordered_json out = ordered(j);
   const nlohmann::json& st = j.at("stats");
   // Natural order: each device (graph order), then its ports by index.
   nlohmann::ordered_json stats = nlohmann::ordered_json::object();
@@ -185,7 +211,7 @@ nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observa
     if (st.contains(device)) {
       nlohmann::ordered_json d = {{"name", device}, {"kind", kind}, {"device", device}};
       for (auto it = st[device].begin(); it != st[device].end(); ++it)
-        d[it.key()] = nlohmann::ordered_json::parse(it.value().dump());
+        d[it.key()] = ordered(it.value());
       stats[device] = std::move(d);
     }
     for (; p < ports.size() && ports[p].device == device; ++p) {
@@ -193,7 +219,7 @@ nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observa
       nlohmann::ordered_json x = {
           {"name", pi.name}, {"kind", pi.kind}, {"device", pi.device}, {"port", pi.index}};
       for (auto it = st[pi.name].begin(); it != st[pi.name].end(); ++it)
-        x[it.key()] = nlohmann::ordered_json::parse(it.value().dump());
+        x[it.key()] = ordered(it.value());
       if (obs.options().histograms) {
         const nlohmann::json q = obs.queue_percentiles(p);
         for (auto it = q.begin(); it != q.end(); ++it) x[it.key()] = it.value().get<uint64_t>();
@@ -206,12 +232,12 @@ nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observa
   if (training) {
     nlohmann::ordered_json js = nlohmann::ordered_json::array();
     for (size_t w = 0; w < obs.windows().size(); ++w)
-      js.push_back(nlohmann::ordered_json::parse(window_json(obs, w).dump()));
+      js.push_back(ordered(window_json(obs, w)));
     out["job_stats"] = std::move(js);
   } else {
     nlohmann::ordered_json& rows = out["rows"];
     for (size_t w = 0; w < rows.size() && w < obs.windows().size(); ++w)
-      rows[w]["stats"] = nlohmann::ordered_json::parse(window_json(obs, w).dump());
+      rows[w]["stats"] = ordered(window_json(obs, w));
   }
   return out;
 }

@@ -290,7 +290,7 @@ WorkloadKind chakra_workload() {
   WorkloadKind k;
   k.name = "chakra";
   k.summary =
-      "A Chakra execution trace (MLCommons; per rank <trace>.<rank>.et): compute, "
+      "A Chakra execution trace (MLCommons; one file TRACE.RANK.et per rank): compute, "
       "send/receive and collective nodes with their dependencies, as one job.";
   k.training = true;
   k.params = {param("trace", ParamKind::kString, "", "path prefix",
