@@ -17,6 +17,7 @@
 #include "fabrics/cli/progress.h"
 #include "fabrics/cli/report.h"
 #include "fabrics/cli/sweep.h"
+#include "fabrics/cli/sweep_file.h"
 #include "fabrics/cli/trace.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/plugins.h"
@@ -42,7 +43,7 @@ const char* kUsage =
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
     "                [--series INTERVAL] [--series-samples N] [--ports GLOB[,GLOB]...]\n"
     "                [--histograms] [--trace FILE] [--trace-max-ops N] [--progress[=SECONDS]]\n"
-    "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
+    "  fabricsim check CONFIG|COMPARE_FILE|SWEEP_FILE [--set key.path=value]...\n"
     "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [-j N] [--quiet]\n"
     "  fabricsim sweep SWEEP_FILE [--set key.path=value]... [--out DIR] [-j N] [--shard I/N]\n"
     "                 [--quiet] [--progress[=SECONDS]]\n"
@@ -280,7 +281,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
     const std::filesystem::path file = out_dir / "results.json";
     write_file(file, structured_results(j, *obs, train != nullptr).dump(2) + "\n");
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
-    write_tables(out_dir, spec, rows, train ? &j["rows"] : nullptr, *obs);
+    write_tables(out_dir, rows, train ? &j["rows"] : nullptr, *obs);
   }
   if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
   return kExitOk;
@@ -304,6 +305,11 @@ int app_main(const std::vector<std::string>& args) {
     const Options o = parse_args(args);
     if (o.command == "describe") {
       std::cout << (o.type.empty() ? describe_all() : describe_one(o.type));
+      return kExitOk;
+    }
+    if (o.command == "check" && is_sweep_file(o.config)) {
+      const SweepSpec sw = load_sweep(o.config, o.sets);
+      std::cout << sw.file << ": ok (sweep file, " << sw.points.size() << " points)\n";
       return kExitOk;
     }
     if (o.command == "check" && is_compare_file(o.config)) {

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabrics/cli/outputs.h"
 #include "fabrics/cli/procs.h"
 #include "fabrics/config/document.h"
 #include "fabrics/systems/system_spec.h"
@@ -69,13 +70,6 @@ std::vector<std::string> workload_keys() {
     for (const ParamSpec& p : w.params)
       if (std::find(keys.begin(), keys.end(), p.key) == keys.end()) keys.push_back(p.key);
   return keys;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
 }
 
 }  // namespace
@@ -228,14 +222,14 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
     const fs::path err = dir / "systems" / (s.label + ".stderr");
     const int rc = codes[i];
     if (rc != 0) {
-      std::string e = slurp(err.string());
+      std::string e = read_file(err.string());
       while (!e.empty() && e.back() == '\n') e.pop_back();
       const std::string msg = "system '" + s.label + "' (" + s.config + ", listed at " + s.where +
                               ") failed with exit " + std::to_string(rc) + ": " + e;
       if (rc == kExitBadInput) throw InputError(msg);
       throw InternalError(msg);
     }
-    results.push_back(nlohmann::json::parse(slurp((sd / "results.json").string())));
+    results.push_back(nlohmann::json::parse(read_file((sd / "results.json").string())));
   }
 
   // Sizes in the order they first appear.

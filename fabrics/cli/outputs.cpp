@@ -123,6 +123,13 @@ std::unique_ptr<Observation> make_observation(System& sys, const SystemSpec& spe
   return obs;
 }
 
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
 void write_file(const std::filesystem::path& path, const std::string& text) {
   const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
   {
@@ -242,8 +249,8 @@ nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observa
   return out;
 }
 
-void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
-                  const std::vector<RowResult>& rows, const nlohmann::json* training_rows,
+void write_tables(const std::filesystem::path& dir, const std::vector<RowResult>& rows,
+                  const nlohmann::json* training_rows,
                   const Observation& obs) {
   const std::vector<WindowStats>& win = obs.windows();
   // rows.csv: the table, one line per row, with its bottleneck when it is one window.
@@ -323,7 +330,6 @@ void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
     }
   }
   write_file(dir / "series.csv", s.str());
-  (void)spec;
 }
 
 }  // namespace fabricsim

@@ -33,8 +33,8 @@ std::unique_ptr<Observation> make_observation(System& sys, const SystemSpec& spe
 
 // CSV: rows.csv (the table), ports.csv (one line per row and port), series.csv (with
 // --series); `training_rows` replaces `rows` for training workloads.
-void write_tables(const std::filesystem::path& dir, const SystemSpec& spec,
-                  const std::vector<RowResult>& rows, const nlohmann::json* training_rows,
+void write_tables(const std::filesystem::path& dir, const std::vector<RowResult>& rows,
+                  const nlohmann::json* training_rows,
                   const Observation& obs);
 
 // The per-row statistics of results.json: per row, its ports' statistics in natural order
@@ -50,6 +50,9 @@ nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observa
 // Writes `text` to `path` through a temporary file and a rename, so that a reader never
 // sees half a file. Throws InputError naming the path on failure.
 void write_file(const std::filesystem::path& path, const std::string& text);
+
+// The whole text of a file ("" if it cannot be read).
+std::string read_file(const std::filesystem::path& path);
 
 // A CSV field: quoted when it holds a comma, a quote or a line break.
 std::string csv_field(const std::string& s);

@@ -135,13 +135,6 @@ Mpi start_mpi() {
   return m;
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // One CSV line (fields quoted by csv_field) into its fields.
 std::vector<std::string> csv_split(const std::string& line) {
   std::vector<std::string> out;
@@ -193,11 +186,11 @@ size_t merge(const SweepSpec& spec, const fs::path& dir, const SweepOptions& o, 
       continue;
     }
     jp["status"] = "done";
-    const nlohmann::json r = nlohmann::json::parse(slurp(pd / "results.json"));
+    const nlohmann::json r = nlohmann::json::parse(read_file(pd / "results.json"));
     for (const char* k : {"rows", "ceiling", "checks", "collective", "algorithm", "units"})
       if (r.contains(k)) jp[k] = r[k];
     points.push_back(jp);
-    std::istringstream csv(slurp(pd / "rows.csv"));
+    std::istringstream csv(read_file(pd / "rows.csv"));
     std::string line;
     std::vector<std::string> head;
     while (std::getline(csv, line)) {
@@ -348,7 +341,7 @@ int sweep_main(const std::vector<std::string>& args) {
           ++failed;
           worst = std::max(worst, int(rc == kExitBadInput ? kExitBadInput : kExitInternal));
           std::cerr << "fabricsim: sweep: point " << todo[i]->id << " failed with exit " << rc
-                    << ": " << slurp(children[i].stderr_file);
+                    << ": " << read_file(children[i].stderr_file);
         }
         show(false);
       },

@@ -113,8 +113,6 @@ void write_trace(const std::string& file, const SystemSpec& spec, const Observat
   // Index of (window, rank, op) -> ops entry, for the flows.
   std::map<std::tuple<uint32_t, uint32_t, uint32_t>, size_t> at;
   for (size_t i = 0; i < ops.size(); ++i) at[{ops[i].window, ops[i].rank, ops[i].op}] = i;
-  const uint64_t elem = spec.workload.elem_bytes;
-  (void)elem;
   uint64_t flow_id = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const TraceOp& o = ops[i];
