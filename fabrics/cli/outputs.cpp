@@ -108,6 +108,12 @@ std::unique_ptr<Observation> make_observation(System& sys, const SystemSpec& spe
   }
   oo.device_windows = has_out;
   if (!has_out && !oo.trace && !oo.series_interval_ps && !oo.histograms) return nullptr;
+  if (o.trace) {  // fail before a long run rather than after it
+    const std::filesystem::path dir = std::filesystem::path(*o.trace).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      bad("--trace", *o.trace + ": the directory " + dir.string() + " does not exist");
+  }
   auto obs = std::make_unique<Observation>(sys, spec, oo);
   if (!o.observe.ports.empty()) {  // a pattern that selects nothing is a mistake
     for (const std::string& pat : o.observe.ports) {

@@ -164,10 +164,10 @@ std::vector<std::string> csv_split(const std::string& line) {
   return out;
 }
 
-// Merges every done point into sweep.csv and sweep.json, prints the summary; returns the
-// number of points not done.
-size_t merge(const SweepSpec& spec, const fs::path& dir, const SweepOptions& o, size_t ran,
-             size_t skipped) {
+// Merges every done point into sweep.csv and sweep.json, prints the summary (`how`: what
+// ran); returns the number of points not done.
+size_t merge(const SweepSpec& spec, const fs::path& dir, const SweepOptions& o,
+             const std::string& how) {
   std::vector<std::string> cols;  // the points' rows.csv columns, first seen first
   std::vector<std::vector<std::pair<std::string, std::string>>> lines;  // per point row
   std::vector<size_t> line_point;
@@ -231,8 +231,8 @@ size_t merge(const SweepSpec& spec, const fs::path& dir, const SweepOptions& o, 
 
   if (!o.quiet) {
     std::cout << "# fabricsim sweep: " << spec.name << " (" << spec.file << "), "
-              << spec.points.size() << " points: " << ran << " run, " << skipped
-              << " already done, " << missing.size() << " missing\n";
+              << spec.points.size() << " points: " << how << ", " << missing.size()
+              << " missing\n";
     std::cout << "# point";
     for (const std::string& k : spec.keys) std::cout << "  " << k;
     std::cout << "  rows  last_time_us  last_busbw_GBps\n";
@@ -303,11 +303,11 @@ int sweep_main(const std::vector<std::string>& args) {
   auto last = t0;
   size_t finished = 0, failed = 0;
   int worst = kExitOk;
-  auto show = [&](bool force) {
+  auto show = [&]() {
     if (!mode.on()) return;
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last).count();
-    if (!force && since < (mode.live ? 0.5 : mode.every_s)) return;
+    if (since < (mode.live ? 0.5 : mode.every_s)) return;
     last = now;
     const double el = std::chrono::duration<double>(now - t0).count();
     char b[200];
@@ -343,9 +343,9 @@ int sweep_main(const std::vector<std::string>& args) {
           std::cerr << "fabricsim: sweep: point " << todo[i]->id << " failed with exit " << rc
                     << ": " << read_file(children[i].stderr_file);
         }
-        show(false);
+        show();
       },
-      [&]() { show(false); });
+      show);
   if (mode.live && finished) std::fprintf(stderr, "\r\033[K");
 
   if (mpi.on()) {
@@ -360,7 +360,11 @@ int sweep_main(const std::vector<std::string>& args) {
                 << " run, " << skipped << " already done; rerun without --shard to merge\n";
     return worst;
   }
-  const size_t missing = merge(spec, dir, o, mpi.on() ? 0 : todo.size(), mpi.on() ? 0 : skipped);
+  const size_t missing =
+      merge(spec, dir, o,
+            mpi.on() ? "run over " + std::to_string(mpi.size) + " MPI ranks"
+                     : std::to_string(todo.size()) + " run, " + std::to_string(skipped) +
+                           " already done");
   if (worst != kExitOk) return worst;
   return missing ? kExitBadInput : kExitOk;
 }

@@ -116,7 +116,7 @@ void write_trace(const std::string& file, const SystemSpec& spec, const Observat
   uint64_t flow_id = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const TraceOp& o = ops[i];
-    std::string name = kind_name(o.kind);
+    std::string name = o.reduce ? "recv+reduce" : kind_name(o.kind);
     if (o.peer >= 0) name += (o.kind == uint8_t(coll::OpKind::kSend) ? " to " : " from ") +
                               std::string("rank ") + std::to_string(o.peer);
     if (o.bytes) name += " " + format_bytes(o.bytes);

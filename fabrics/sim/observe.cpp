@@ -277,6 +277,7 @@ void Observation::record_ops(const coll::Schedule& s, uint32_t window) {
       t.rank = uint32_t(r);
       t.op = i;
       t.kind = uint8_t(op.kind);
+      t.reduce = op.kind == coll::OpKind::kRecv && op.mode == coll::RecvMode::kReduceSum;
       t.peer = op.peer;
       t.bytes = op.count * spec_.workload.elem_bytes;
       t.deps = op.deps;

@@ -90,7 +90,8 @@ struct WindowStats {
 struct TraceOp {
   uint64_t start_ps = 0, end_ps = 0;
   uint32_t window = 0, rank = 0, op = 0;
-  uint8_t kind = 0;  // coll::OpKind
+  uint8_t kind = 0;     // coll::OpKind
+  bool reduce = false;  // a receive that reduces into the buffer
   int peer = -1;
   uint64_t bytes = 0;
   std::vector<uint32_t> deps;  // op indices of the same rank and window
