@@ -20,10 +20,12 @@ FramingKind ualink_framing();       // models/ualink/ualink_framing.cpp
 SwitchFeatureKind ualink_class_feature();  // models/ualink/switch_class.cpp
 SwitchFeatureKind nvls_feature();          // models/nvlink/nvls_unit.cpp
 SwitchFeatureKind host_path_feature();     // models/pcie/root_complex.cpp
+SwitchFeatureKind ethernet_mmu_feature();  // models/ethernet/mmu.cpp
 // Device kinds.
 DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
 DeviceKind root_complex_kind();  // models/pcie/root_complex.cpp
+DeviceKind ethernet_switch_kind();  // models/ethernet/ethernet_switch.cpp
 // Workloads.
 WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/size_sweeps.cpp
 WorkloadKind collective_sweep_workload();  // fabrics/workloads/size_sweeps.cpp
@@ -49,9 +51,11 @@ void register_builtin_plugins() {
     switch_features().add(ualink_class_feature());
     switch_features().add(nvls_feature());
     switch_features().add(host_path_feature());
+    switch_features().add(ethernet_mmu_feature());
     device_kinds().add(endpoint_kind());
     device_kinds().add(switch_kind());
     device_kinds().add(root_complex_kind());
+    device_kinds().add(ethernet_switch_kind());
     topo::topologies().add(topo::switched_node_topology());
     topo::topologies().add(topo::multi_node_topology());
     topo::topologies().add(topo::two_tier_topology());

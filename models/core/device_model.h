@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/core/ledger.h"
+
 namespace fabricsim {
 
 class Endpoint;
@@ -50,6 +52,9 @@ class DeviceModel {
   // over every device must be equal (every byte sent was delivered or absorbed).
   virtual uint64_t payload_sourced() const { return 0; }
   virtual uint64_t payload_sunk() const { return 0; }
+  // Lossy fabrics: adds what it injected, received, dropped, trimmed and retransmitted to
+  // the end-of-run packet ledger (models/core/ledger.h). Lossless devices add nothing.
+  virtual void add_to_ledger(PacketLedger& l) const { (void)l; }
   // Messages it is still sending or receiving (for the deadlock report).
   virtual uint64_t messages_in_flight() const { return 0; }
   // Terminal kinds: the fabric interface that collective programs drive.

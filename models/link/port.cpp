@@ -66,6 +66,10 @@ void Port::tx_method() {
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
+  if (pause_mask_ && !(p->flags & kUrgent) && pause_until_[p->tc & 7] > t) {
+    sched.set(tx_alarm_, pause_until_[p->tc & 7]);  // the owner offered a paused class
+    return;
+  }
   const uint64_t wire = layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
@@ -181,6 +185,28 @@ void Port::absorb_credits(uint64_t t) {
   }
 }
 
+void Port::pause(uint8_t prio, uint64_t until_ps) {
+  const uint64_t t = now();
+  prio &= 7;
+  ++pause_frames_rx_;
+  uint64_t& u = pause_until_[prio];
+  // Paused time is the union of pause intervals: drop the part of the old pause that the
+  // new frame replaces, count the new one to its end.
+  if (u > t) paused_ps_[prio] -= u - t;
+  paused_ps_[prio] += until_ps > t ? until_ps - t : 0;
+  u = until_ps;
+  if (until_ps > t) pause_mask_ |= uint8_t(1u << prio);
+  // Resume (or a shorter pause): the transmitter looks again now; while paused, the wake-up
+  // at the pause's end is set by tx_method when it meets the paused head.
+  kick();
+}
+
+uint64_t Port::paused_ps(uint8_t prio) const {
+  // Counted to the pause's end when it started; subtract what is still ahead.
+  const uint64_t u = pause_until_[prio & 7], t = now();
+  return paused_ps_[prio & 7] - (u > t ? u - t : 0);
+}
+
 void Port::credit_method() {
   if (stall_since_ != UINT64_MAX) kick();
 }
@@ -212,6 +238,13 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();
   j["queue_depth_avg_bytes"] = queue_.average(now_ps);
+  if (pause_frames_rx_) {  // PFC on this port's transmitter (links without PFC: no keys)
+    j["pause_frames_rx"] = pause_frames_rx_;
+    nlohmann::json per = nlohmann::json::object();
+    for (uint8_t q = 0; q < 8; ++q)
+      if (paused_ps_[q]) per[std::to_string(q)] = paused_ps(q);
+    j["paused_ps"] = per;
+  }
   return j;
 }
 

@@ -26,6 +26,12 @@
 //
 // Framing: the link type's Framing (LinkParams::framing) makes the port's LinkLayer, which
 // gives each transaction's wire bytes and timing; the port holds no framing-specific code.
+//
+// Priority pause (PFC, 802.1Qbb; used by Ethernet switches and NICs): pause(prio, until)
+// stops the transmitter from starting a transaction whose traffic class (Packet::tc) is
+// `prio` before `until`; urgent control packets (kUrgent) are never paused. An owner with
+// several traffic classes reads paused() in tx_peek to offer an unpaused class instead; an
+// owner with one queue simply waits (the port holds a paused head until the pause ends).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -88,6 +94,17 @@ class Port : public sc_core::sc_module,
   // Credits travel in order: a release that would overtake an earlier one (an owner that
   // frees buffers out of arrival order, e.g. the NVLS engine) is held back behind it.
   void release_rx(Packet* p, uint64_t after_ps = 0);
+
+  // Priority flow control: the peer's pause frame for priority `prio` (0..7) arrived now;
+  // the transmitter starts no transaction of that priority before `until_ps` (now: resume).
+  // A later frame replaces the earlier one's time, as 802.1Qbb's quanta do.
+  void pause(uint8_t prio, uint64_t until_ps);
+  // Is priority `prio` paused now?
+  bool paused(uint8_t prio) const { return pause_mask_ && pause_until_[prio & 7] > now(); }
+  uint64_t paused_until(uint8_t prio) const { return pause_until_[prio & 7]; }
+  // Pause frames received and time paused, per priority (the union of pause intervals).
+  uint64_t pause_frames_rx() const { return pause_frames_rx_; }
+  uint64_t paused_ps(uint8_t prio) const;
 
   uint64_t busy_until_ps() const { return busy_until_; }
   LevelStat& queue_stat() { return queue_; }
@@ -158,6 +175,11 @@ class Port : public sc_core::sc_module,
   Fifo<Ack> acks_;
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
+  // PFC: per priority, paused until (ps) and paused time accumulated up to pause_since_.
+  uint8_t pause_mask_ = 0;  // priorities that were ever paused (pause_until_ may be past)
+  uint64_t pause_until_[8] = {};
+  uint64_t paused_ps_[8] = {};
+  uint64_t pause_frames_rx_ = 0;
   LevelStat queue_;
   PortCounters c_;
 };

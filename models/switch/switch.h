@@ -10,7 +10,15 @@
 //   -> [after the crossbar: features that hold a transaction until it may leave, e.g.
 //      a root complex's host path, models/pcie/root_complex.h: up, host memory, down]
 //   -> [egress admission: features that see every transaction entering an egress queue]
-//   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
+//   -> egress queue (bounded, bytes; per traffic class when the switch has classes, with
+//      a strict-priority control queue and a strict or DWRR scheduler that skips
+//      priorities the link partner paused) -> [egress departure: features that see every
+//      transaction leave, e.g. ECN marking on dequeue] -> egress port (serialiser,
+//      downstream credits).
+// Output-queued mode (input_queues: output, the Ethernet switch): no input queues and no
+// crossbar; a transaction enters its egress queue when its head has passed the ingress
+// pipeline (after admission), and its ingress buffer frees when its tail is in: buffering
+// and its limits are the admission features' (a shared buffer with dynamic thresholds).
 // The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
 // free-running clock. With equal-size packets it is exactly a slotted crossbar.
 //
@@ -18,6 +26,7 @@
 // called only at the hooks it declared. Packets no feature claims cost one table look-up
 // at ingress; hooks no feature uses cost an empty-list test.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -53,6 +62,9 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   bool in_network_collectives(int port) const override { return offers_collectives(port); }
   uint64_t payload_sourced() const override { return payload_emitted(); }
   uint64_t payload_sunk() const override { return payload_absorbed(); }
+  void add_to_ledger(PacketLedger& l) const override {
+    for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_losses(l);
+  }
   // Elaboration, once links are bound: peers[port] is the far end of every port; the
   // features learn it (SwitchFeature::peers_known).
   void set_peers(const std::vector<SwitchPeer>& peers);
@@ -80,6 +92,12 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   enum : uint32_t { kXbar };
   void emit(int out, Packet* p);
   bool admit(int out, Packet* p, bool routed);
+  void arrive_output(int in, Packet* p);
+  int queue_index(const Packet& p) const {
+    return (p.flags & kUrgent) ? ncls_ : std::min<int>(p.tc, ncls_ - 1);
+  }
+  void push_egress(int out, Packet* p, uint64_t t);
+  Packet* peek_classes(int port);
 
   std::string display_name_;
   SwitchParams params_;
@@ -88,7 +106,17 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<std::vector<int>> routes_;
   std::unique_ptr<Arbiter> arbiter_;
   bool voq_mode_;
+  bool output_queued_;
   bool adaptive_;
+  uint64_t hash_salt_ = 0;           // 0 unless salted_hash
+  int ncls_ = 0;                     // traffic classes (0: one egress queue per port)
+  int nq_ = 1;                       // egress queues per port: 1, or ncls_ + 1 (control last)
+  bool dwrr_ = false;
+  std::vector<uint64_t> qbytes_;     // [port * nq_ + q] payload bytes queued (nq_ > 1)
+  std::vector<int> sel_q_;           // [port] queue of the transaction tx_peek offered
+  std::vector<int> drr_cur_;         // [port] DWRR pointer (a data class)
+  std::vector<int64_t> deficit_;     // [port * nq_ + q] DWRR deficit, payload bytes
+  std::vector<int64_t> quantum_;     // [q] DWRR quantum, payload bytes
   std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
   std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
   std::vector<PortSet> rows_, cols_;
@@ -97,8 +125,8 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   PortSet requested_out_;  // outputs that queued traffic waits for
   std::vector<int> match_;
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
-  std::vector<Fifo<Packet*>> egress_;
-  std::vector<uint64_t> egress_bytes_;
+  std::vector<Fifo<Packet*>> egress_;  // [port * nq_ + q]
+  std::vector<uint64_t> egress_bytes_;  // [port] all its queues
   std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
   std::vector<uint64_t> rx_freed_;    // per input: when its last transaction's buffer frees
@@ -110,6 +138,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::array<SwitchFeature*, kPacketKinds> claim_{};  // [kind] -> the feature that takes it
   std::vector<SwitchFeature*> after_xbar_;            // features with kAfterCrossbar
   std::vector<SwitchFeature*> admission_;             // features with kEgressAdmission
+  std::vector<SwitchFeature*> departure_;             // features with kEgressDeparture
 };
 
 }  // namespace fabricsim
