@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 
@@ -110,22 +111,33 @@ class alignas(64) Packet {
   uint32_t req_bytes = 0;          // payload bytes requested
   uint32_t req_packet_payload = 0; // payload per packet of the response
   uint32_t ctx = 0;                // the switch's reduction context (kNvlsRead/kNvlsResp)
-  // --- third cache line: the scale-out transport (models/nic/; 0 elsewhere) ---
-  uint64_t tx_ps = 0;          // data: when the NIC put this copy on the wire
-  uint64_t echo_tx_ps = 0;     // ack/NACK: tx_ps of the data packet that triggered it
-  uint64_t sack_bits = 0;      // ack: bit i set = PSN sack_base + i received
-  uint32_t psn = 0;            // data: sequence number in its connection; NACK: the PSN
-                               // to send again
-  uint32_t ack_psn = 0;        // ack/NACK: cumulative, every PSN below it was received
-  uint32_t sack_base = 0;      // ack: PSN of sack_bits bit 0
-  uint32_t echo_psn = 0;       // ack: the data PSN that triggered it
-  uint32_t credit_bytes = 0;   // kCredit: bytes the sender may send; data: bytes of
-                               // backlog the sender still has (credit request)
-  uint16_t echo_entropy = 0;   // ack/NACK: entropy of the data packet that triggered it
-  uint16_t pause_quanta = 0;   // kPause: 512-bit times to pause (0 = resume)
-  uint8_t echo_flags = 0;      // ack/NACK: flags of the data packet that triggered it
-  uint8_t pend = 0;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
-  uint8_t retransmits = 0;     // data: times this PSN was sent before (0: first copy)
+  // --- third cache line: the scale-out transport (models/nic/) ---
+  // Not initialised by PacketPool::acquire() (they keep a recycled packet's values, so
+  // that the many packets that never meet a NIC cost no stores): whoever starts using
+  // them on a packet calls clear_transport() first.
+  uint64_t tx_ps;          // data: when the NIC put this copy on the wire
+  uint64_t echo_tx_ps;     // ack/NACK: tx_ps of the data packet that triggered it
+  uint64_t sack_bits;      // ack: bit i set = PSN sack_base + i received
+  uint32_t psn;            // data: sequence number in its connection; NACK: the PSN
+                           // to send again
+  uint32_t ack_psn;        // ack/NACK: cumulative, every PSN below it was received
+  uint32_t sack_base;      // ack: PSN of sack_bits bit 0
+  uint32_t echo_psn;       // ack: the data PSN that triggered it
+  uint32_t credit_bytes;   // kCredit: bytes the sender may send; data: bytes of
+                           // backlog the sender still has (credit request)
+  uint16_t echo_entropy;   // ack/NACK: entropy of the data packet that triggered it
+  uint16_t pause_quanta;   // kPause: 512-bit times to pause (0 = resume)
+  uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it
+  uint8_t pend;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
+  uint8_t retransmits;     // data: times this PSN was sent before (0: first copy)
+
+  // Zeroes the third cache line's fields.
+  void clear_transport() {
+    tx_ps = echo_tx_ps = sack_bits = 0;
+    psn = ack_psn = sack_base = echo_psn = credit_bytes = 0;
+    echo_entropy = pause_quanta = 0;
+    echo_flags = pend = retransmits = 0;
+  }
 
   uint32_t last_packet_payload() const {
     uint32_t rem = payload_bytes - (npackets - 1) * packet_payload;
@@ -151,7 +163,9 @@ class PacketPool {
     if (!free_) grow();
     Packet* p = free_;
     free_ = p->next_free_;
-    *p = Packet();
+    // Default-initialised in place: the first two cache lines take their initialisers,
+    // the transport line keeps its recycled values (clear_transport()).
+    p = new (p) Packet;
     ++outstanding_;
     ++acquired_;
     return p;

@@ -47,6 +47,7 @@ uint64_t EthernetMmu::pause_ps(int port, uint16_t quanta) const {
 
 void EthernetMmu::send_pause(int port, uint8_t prio, uint16_t quanta) {
   Packet* f = PacketPool::global().acquire();
+  f->clear_transport();
   f->kind = PacketKind::kPause;
   f->tc = prio;
   f->flags = kUrgent;

@@ -66,10 +66,6 @@ void Port::tx_method() {
     return;
   }
   FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
-  if (pause_mask_ && !(p->flags & kUrgent) && pause_until_[p->tc & 7] > t) {
-    sched.set(tx_alarm_, pause_until_[p->tc & 7]);  // the owner offered a paused class
-    return;
-  }
   const uint64_t wire = layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
@@ -196,8 +192,8 @@ void Port::pause(uint8_t prio, uint64_t until_ps) {
   paused_ps_[prio] += until_ps > t ? until_ps - t : 0;
   u = until_ps;
   if (until_ps > t) pause_mask_ |= uint8_t(1u << prio);
-  // Resume (or a shorter pause): the transmitter looks again now; while paused, the wake-up
-  // at the pause's end is set by tx_method when it meets the paused head.
+  // Resume (or a shorter pause): the owner may offer that class again now. The owner sets
+  // its own wake-up at a pause's end (paused_until).
   kick();
 }
 

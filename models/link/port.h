@@ -28,10 +28,11 @@
 // gives each transaction's wire bytes and timing; the port holds no framing-specific code.
 //
 // Priority pause (PFC, 802.1Qbb; used by Ethernet switches and NICs): pause(prio, until)
-// stops the transmitter from starting a transaction whose traffic class (Packet::tc) is
-// `prio` before `until`; urgent control packets (kUrgent) are never paused. An owner with
-// several traffic classes reads paused() in tx_peek to offer an unpaused class instead; an
-// owner with one queue simply waits (the port holds a paused head until the pause ends).
+// records the link partner's pause frame; the owner's tx_peek honours it: it offers no
+// transaction whose traffic class (Packet::tc) is paused (urgent control packets,
+// kUrgent, are never paused) and wakes itself at paused_until() (the port kicks it on
+// every pause frame, so a resume takes effect at once). The transmit path itself costs
+// nothing for links without PFC.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -96,8 +97,9 @@ class Port : public sc_core::sc_module,
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   // Priority flow control: the peer's pause frame for priority `prio` (0..7) arrived now;
-  // the transmitter starts no transaction of that priority before `until_ps` (now: resume).
-  // A later frame replaces the earlier one's time, as 802.1Qbb's quanta do.
+  // no transaction of that priority may start before `until_ps` (now: resume); the owner
+  // enforces it in tx_peek. A later frame replaces the earlier one's time, as 802.1Qbb's
+  // quanta do.
   void pause(uint8_t prio, uint64_t until_ps);
   // Is priority `prio` paused now?
   bool paused(uint8_t prio) const { return pause_mask_ && pause_until_[prio & 7] > now(); }

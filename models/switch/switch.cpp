@@ -17,11 +17,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       n_(p.ports),
       ports_(p.ports),
       voq_mode_(p.input_queues == "voq"),
-      output_queued_(p.input_queues == "output"),
       adaptive_(p.route_select == "adaptive"),
-      ncls_(p.traffic_classes),
-      nq_(p.traffic_classes > 0 ? p.traffic_classes + 1 : 1),
-      dwrr_(p.traffic_classes > 0 && p.egress_scheduler == "dwrr"),
       rows_(p.ports, PortSet(p.ports)),
       cols_(p.ports, PortSet(p.ports)),
       free_in_(p.ports),
@@ -31,32 +27,23 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       in_busy_(p.ports, 0),
       out_busy_(p.ports, 0),
       xbar_rate_bps_(p.ports, 0),
-      egress_(size_t(p.ports) * size_t(p.traffic_classes > 0 ? p.traffic_classes + 1 : 1)),
+      egress_(p.ports),
       egress_bytes_(p.ports, 0),
       out_load_(p.ports, 0),
       rr_(p.ports, 0),
       rx_freed_(p.ports, 0),
       features_(std::move(features)) {
-  FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo" || output_queued_,
+  const bool output_queued = p.input_queues == "output";  // OutputQueuedSwitch
+  FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo" || output_queued,
                    "bad input_queues");
   if (p.salted_hash) hash_salt_ = Rng(p.seed, display_name_ + ".hash").next();
-  if (nq_ > 1) {
-    qbytes_.assign(egress_.size(), 0);
-    sel_q_.assign(n_, -1);
-    drr_cur_.assign(n_, 0);
-    deficit_.assign(egress_.size(), 0);
-    for (int q = 0; q < ncls_; ++q) {
-      const int64_t w = size_t(q) < p.class_weights.size() ? p.class_weights[size_t(q)] : 1;
-      quantum_.push_back(w * int64_t(std::max<uint64_t>(p.dwrr_quantum_bytes, 1)));
-    }
-  }
   for (int i : used_ports) {
     FABRICSIM_ASSERT(i >= 0 && i < n_ && !ports_[i], display_name_ + ": bad used port list");
     ports_[i] = std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                        display_name_ + ".port[" + std::to_string(i) + "]", this,
                                        i, /*rx_at_head=*/true, p.pipeline_latency_ps);
   }
-  if (!output_queued_) {
+  if (!output_queued) {
     arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
     if (voq_mode_)
       voq_.resize(size_t(n_) * n_);
@@ -77,6 +64,8 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
     if (h & SwitchFeature::kEgressAdmission) admission_.push_back(f.get());
     if (h & SwitchFeature::kEgressDeparture) departure_.push_back(f.get());
   }
+  FABRICSIM_ASSERT(departure_.empty() || output_queued,
+                   display_name_ + ": egress-departure features need the output-queued frame");
 }
 
 void Switch::wake(uint32_t what) {
@@ -153,39 +142,10 @@ void Switch::rx_arrive(int in, Packet* p) {
     return;
   }
   p->route_port = select_route(in, *p);
-  if (output_queued_) {
-    arrive_output(in, p);
-    return;
-  }
   out_load_[p->route_port] += p->payload_bytes;
   enqueue(in, p);
   ++pending_;
   Scheduler::instance().set(xbar_alarm_, Port::now());
-}
-
-// Output-queued: `p`'s head is here (ingress pipeline passed). Its ingress buffer frees when
-// its tail is in; it enters its egress queue now, through the admission hooks.
-void Switch::arrive_output(int in, Packet* p) {
-  const uint64_t t = Port::now();
-  ports_[in]->release_rx(p, p->tail_ps > t ? p->tail_ps - t : 0);
-  p->in_port = uint16_t(in);
-  const int o = p->route_port;
-  out_load_[o] += p->payload_bytes;
-  if (!admission_.empty() && !admit(o, p, true)) return;
-  push_egress(o, p, t);
-}
-
-void Switch::push_egress(int out, Packet* p, uint64_t t) {
-  if (nq_ == 1) {
-    egress_[out].push(p);
-  } else {
-    const size_t q = size_t(out) * nq_ + size_t(queue_index(*p));
-    egress_[q].push(p);
-    qbytes_[q] += p->payload_bytes;
-  }
-  egress_bytes_[out] += p->payload_bytes;
-  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
-  ports_[out]->kick();
 }
 
 void Switch::enqueue(int in, Packet* p) {
@@ -294,82 +254,19 @@ void Switch::transfer(int in, int out, uint64_t t) {
 
   ports_[in]->release_rx(p, freed - t);
   if (!admission_.empty() && !admit(out, p, true)) return;
-  push_egress(out, p, t);
+  egress_[out].push(p);
+  egress_bytes_[out] += p->payload_bytes;
+  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
+  ports_[out]->kick();
 }
 
-Packet* Switch::tx_peek(int port) {
-  if (nq_ == 1) return egress_[port].empty() ? nullptr : egress_[port].front();
-  return peek_classes(port);
-}
-
-// With traffic classes: the control queue first; then the data classes by strict priority
-// (higher class first) or DWRR, skipping classes whose head's priority the link partner
-// has paused. If every waiting head is paused, offers the one whose pause ends first: the
-// port holds it and looks again then (Port::tx_method).
-Packet* Switch::peek_classes(int port) {
-  const size_t base = size_t(port) * nq_;
-  int& sel = sel_q_[port];
-  if (!egress_[base + ncls_].empty()) {
-    sel = ncls_;
-    return egress_[base + ncls_].front();
-  }
-  const Port& pt = *ports_[port];
-  int waiting = -1, eligible = 0;
-  uint64_t first_end = UINT64_MAX;
-  for (int q = ncls_ - 1; q >= 0; --q) {
-    const Fifo<Packet*>& f = egress_[base + q];
-    if (f.empty()) continue;
-    if (!pt.paused(f.front()->tc)) {
-      if (!dwrr_) {
-        sel = q;
-        return f.front();
-      }
-      ++eligible;
-    } else if (pt.paused_until(f.front()->tc) < first_end) {
-      first_end = pt.paused_until(f.front()->tc);
-      waiting = q;
-    }
-  }
-  if (eligible == 0) {
-    sel = waiting;
-    return waiting < 0 ? nullptr : egress_[base + waiting].front();
-  }
-  // DWRR: the pointer stays on a class while its deficit covers its head; moving on
-  // grants the next class a quantum; empty and paused classes keep no deficit. Ends
-  // because an eligible class gains a quantum on every visit.
-  int& cur = drr_cur_[port];
-  for (;;) {
-    const Fifo<Packet*>& f = egress_[base + cur];
-    int64_t& d = deficit_[base + cur];
-    if (!f.empty() && !pt.paused(f.front()->tc)) {
-      if (d >= int64_t(f.front()->payload_bytes)) {
-        sel = cur;
-        return f.front();
-      }
-    } else {
-      d = 0;
-    }
-    cur = (cur + 1) % ncls_;
-    deficit_[base + cur] += quantum_[size_t(cur)];
-  }
-}
+Packet* Switch::tx_peek(int port) { return egress_[port].empty() ? nullptr : egress_[port].front(); }
 
 void Switch::tx_pop(int port, Packet* p) {
-  if (nq_ == 1) {
-    egress_[port].pop();
-  } else {
-    const int q = sel_q_[port];
-    const size_t i = size_t(port) * nq_ + size_t(q);
-    FABRICSIM_ASSERT(q >= 0 && !egress_[i].empty() && egress_[i].front() == p,
-                     display_name_ + ": popped a packet that was not offered");
-    egress_[i].pop();
-    qbytes_[i] -= p->payload_bytes;
-    if (dwrr_ && q < ncls_) deficit_[i] = egress_[i].empty() ? 0 : deficit_[i] - p->payload_bytes;
-  }
+  egress_[port].pop();
   egress_bytes_[port] -= p->payload_bytes;
   out_load_[port] -= p->payload_bytes;
   ports_[port]->queue_stat().set(Port::now(), egress_bytes_[port]);
-  for (SwitchFeature* f : departure_) f->departed(port, *p);
   if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
@@ -377,8 +274,11 @@ void Switch::emit(int out, Packet* p) {
   const uint64_t t = Port::now();
   p->head_ps = p->tail_ps = t;
   if (!admission_.empty() && !admit(out, p, false)) return;
+  egress_[out].push(p);
+  egress_bytes_[out] += p->payload_bytes;
   out_load_[out] += p->payload_bytes;
-  push_egress(out, p, t);
+  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
+  ports_[out]->kick();
 }
 
 // The egress admission hooks, in attach order, for `p` entering egress queue `out`.
@@ -416,13 +316,11 @@ void SwitchFrame::release_rx(int in, Packet* p, uint64_t after_ps) const {
 
 uint64_t SwitchFrame::egress_bytes(int out) const { return sw_->egress_bytes_[out]; }
 
-int SwitchFrame::traffic_classes() const { return sw_->ncls_; }
+int SwitchFrame::traffic_classes() const { return sw_->traffic_classes(); }
 
-int SwitchFrame::queue_of(const Packet& p) const { return sw_->nq_ == 1 ? 0 : sw_->queue_index(p); }
+int SwitchFrame::queue_of(const Packet& p) const { return sw_->queue_of(p); }
 
-uint64_t SwitchFrame::queue_bytes(int out, int queue) const {
-  return sw_->nq_ == 1 ? sw_->egress_bytes_[out] : sw_->qbytes_[size_t(out) * sw_->nq_ + queue];
-}
+uint64_t SwitchFrame::queue_bytes(int out, int queue) const { return sw_->queue_bytes(out, queue); }
 
 uint64_t SwitchFrame::port_rate_bps(int port) const { return sw_->ports_.at(port)->link().rate_bps; }
 
@@ -437,7 +335,7 @@ nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   j["crossbar_transfers"] = transfers_;
   j["arbitrations"] = arbitrations_;
   j["input_queues"] = params_.input_queues;
-  if (!output_queued_) j["arbiter"] = params_.arbiter;
+  if (arbiter_) j["arbiter"] = params_.arbiter;
   for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_stats(j, now_ps);
   return j;
 }

@@ -10,15 +10,10 @@
 //   -> [after the crossbar: features that hold a transaction until it may leave, e.g.
 //      a root complex's host path, models/pcie/root_complex.h: up, host memory, down]
 //   -> [egress admission: features that see every transaction entering an egress queue]
-//   -> egress queue (bounded, bytes; per traffic class when the switch has classes, with
-//      a strict-priority control queue and a strict or DWRR scheduler that skips
-//      priorities the link partner paused) -> [egress departure: features that see every
-//      transaction leave, e.g. ECN marking on dequeue] -> egress port (serialiser,
-//      downstream credits).
-// Output-queued mode (input_queues: output, the Ethernet switch): no input queues and no
-// crossbar; a transaction enters its egress queue when its head has passed the ingress
-// pipeline (after admission), and its ingress buffer frees when its tail is in: buffering
-// and its limits are the admission features' (a shared buffer with dynamic thresholds).
+//   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
+// The output-queued frame (output_queued.h: input_queues "output", the Ethernet switch)
+// derives from this one: no input queues or crossbar, egress queues per traffic class,
+// and an egress-departure hook.
 // The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
 // free-running clock. With equal-size packets it is exactly a slotted crossbar.
 //
@@ -81,8 +76,16 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void rx_arrive(int port, Packet* p) override;
   void wake(uint32_t what) override;
 
- private:
+ protected:
   friend class SwitchFrame;
+  // What SwitchFrame reports of the egress queues: one queue per port here; the
+  // output-queued frame has one per traffic class plus a control queue.
+  virtual int traffic_classes() const { return 0; }
+  virtual int queue_of(const Packet&) const { return 0; }
+  virtual uint64_t queue_bytes(int out, int queue) const {
+    (void)queue;
+    return egress_bytes_[out];
+  }
   void end_of_elaboration() override;
   void xbar_method();
   void transfer(int in, int out, uint64_t t);
@@ -90,14 +93,9 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   int select_route(int in, const Packet& p);
   void enqueue(int in, Packet* p);
   enum : uint32_t { kXbar };
-  void emit(int out, Packet* p);
+  // A feature's transaction into egress queue `out` (SwitchFrame::emit).
+  virtual void emit(int out, Packet* p);
   bool admit(int out, Packet* p, bool routed);
-  void arrive_output(int in, Packet* p);
-  int queue_index(const Packet& p) const {
-    return (p.flags & kUrgent) ? ncls_ : std::min<int>(p.tc, ncls_ - 1);
-  }
-  void push_egress(int out, Packet* p, uint64_t t);
-  Packet* peek_classes(int port);
 
   std::string display_name_;
   SwitchParams params_;
@@ -106,17 +104,8 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<std::vector<int>> routes_;
   std::unique_ptr<Arbiter> arbiter_;
   bool voq_mode_;
-  bool output_queued_;
   bool adaptive_;
-  uint64_t hash_salt_ = 0;           // 0 unless salted_hash
-  int ncls_ = 0;                     // traffic classes (0: one egress queue per port)
-  int nq_ = 1;                       // egress queues per port: 1, or ncls_ + 1 (control last)
-  bool dwrr_ = false;
-  std::vector<uint64_t> qbytes_;     // [port * nq_ + q] payload bytes queued (nq_ > 1)
-  std::vector<int> sel_q_;           // [port] queue of the transaction tx_peek offered
-  std::vector<int> drr_cur_;         // [port] DWRR pointer (a data class)
-  std::vector<int64_t> deficit_;     // [port * nq_ + q] DWRR deficit, payload bytes
-  std::vector<int64_t> quantum_;     // [q] DWRR quantum, payload bytes
+  uint64_t hash_salt_ = 0;  // 0 unless salted_hash: XORed into the ECMP hash
   std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
   std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
   std::vector<PortSet> rows_, cols_;
@@ -125,8 +114,8 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   PortSet requested_out_;  // outputs that queued traffic waits for
   std::vector<int> match_;
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
-  std::vector<Fifo<Packet*>> egress_;  // [port * nq_ + q]
-  std::vector<uint64_t> egress_bytes_;  // [port] all its queues
+  std::vector<Fifo<Packet*>> egress_;
+  std::vector<uint64_t> egress_bytes_;
   std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
   std::vector<uint64_t> rx_freed_;    // per input: when its last transaction's buffer frees
@@ -138,7 +127,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::array<SwitchFeature*, kPacketKinds> claim_{};  // [kind] -> the feature that takes it
   std::vector<SwitchFeature*> after_xbar_;            // features with kAfterCrossbar
   std::vector<SwitchFeature*> admission_;             // features with kEgressAdmission
-  std::vector<SwitchFeature*> departure_;             // features with kEgressDeparture
+  std::vector<SwitchFeature*> departure_;             // with kEgressDeparture (output-queued)
 };
 
 }  // namespace fabricsim

@@ -3,6 +3,7 @@
 #include "models/core/device_model.h"
 #include "models/link/link_type.h"
 #include "models/switch/arbiter.h"
+#include "models/switch/output_queued.h"
 #include "models/switch/switch.h"
 
 namespace fabricsim {
@@ -82,6 +83,9 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
     }
     SwitchParams sp = b.type.get<SwitchParams>();
     sp.seed = b.run.seed;
+    if (sp.input_queues == "output")
+      return std::make_unique<OutputQueuedSwitch>(b.name.c_str(), b.name, sp, b.used_ports,
+                                                  std::move(parts));
     return std::make_unique<Switch>(b.name.c_str(), b.name, sp, b.used_ports, std::move(parts));
   };
   return k;
