@@ -26,6 +26,7 @@ DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
 DeviceKind root_complex_kind();  // models/pcie/root_complex.cpp
 DeviceKind ethernet_switch_kind();  // models/ethernet/ethernet_switch.cpp
+DeviceKind uec_nic_kind();          // models/uec/uec_nic_kind.cpp
 // Workloads.
 WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/size_sweeps.cpp
 WorkloadKind collective_sweep_workload();  // fabrics/workloads/size_sweeps.cpp
@@ -56,6 +57,7 @@ void register_builtin_plugins() {
     device_kinds().add(switch_kind());
     device_kinds().add(root_complex_kind());
     device_kinds().add(ethernet_switch_kind());
+    device_kinds().add(uec_nic_kind());
     topo::topologies().add(topo::switched_node_topology());
     topo::topologies().add(topo::multi_node_topology());
     topo::topologies().add(topo::two_tier_topology());

@@ -6,7 +6,6 @@ OutputQueuedSwitch::OutputQueuedSwitch(sc_core::sc_module_name n, std::string di
                                        const SwitchParams& p, const std::vector<int>& used_ports,
                                        Features features)
     : Switch(n, std::move(display_name), p, used_ports, std::move(features)),
-      ncls_(std::max(1, p.traffic_classes)),
       nq_(std::max(1, p.traffic_classes) + 1),
       dwrr_(p.egress_scheduler == "dwrr"),
       q_(size_t(p.ports) * size_t(nq_)),

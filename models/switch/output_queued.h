@@ -29,7 +29,6 @@ class OutputQueuedSwitch final : public Switch {
   void wake(uint32_t what) override;
 
  private:
-  int traffic_classes() const override { return ncls_; }
   int queue_of(const Packet& p) const override {
     return (p.flags & kUrgent) ? ncls_ : std::min<int>(p.tc, ncls_ - 1);
   }
@@ -40,7 +39,6 @@ class OutputQueuedSwitch final : public Switch {
   void push(int out, Packet* p, uint64_t t);
 
   enum : uint32_t { kResume = 1 };  // wake-up of port `what >> 1` after a pause
-  int ncls_;                     // data classes (at least 1)
   int nq_;                       // queues per port: ncls_ + 1, control last
   bool dwrr_;
   std::vector<Fifo<Packet*>> q_;     // [port * nq_ + queue]

@@ -37,6 +37,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
   FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo" || output_queued,
                    "bad input_queues");
   if (p.salted_hash) hash_salt_ = Rng(p.seed, display_name_ + ".hash").next();
+  if (output_queued) ncls_ = std::max(1, p.traffic_classes);
   for (int i : used_ports) {
     FABRICSIM_ASSERT(i >= 0 && i < n_ && !ports_[i], display_name_ + ": bad used port list");
     ports_[i] = std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),

@@ -80,7 +80,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   friend class SwitchFrame;
   // What SwitchFrame reports of the egress queues: one queue per port here; the
   // output-queued frame has one per traffic class plus a control queue.
-  virtual int traffic_classes() const { return 0; }
+  int traffic_classes() const { return ncls_; }  // valid from construction (features' attach)
   virtual int queue_of(const Packet&) const { return 0; }
   virtual uint64_t queue_bytes(int out, int queue) const {
     (void)queue;
@@ -106,6 +106,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   bool voq_mode_;
   bool adaptive_;
   uint64_t hash_salt_ = 0;  // 0 unless salted_hash: XORed into the ECMP hash
+  int ncls_ = 0;            // data traffic classes of the output-queued frame (0: none)
   std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
   std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
   std::vector<PortSet> rows_, cols_;
