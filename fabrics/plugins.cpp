@@ -34,12 +34,15 @@ WorkloadKind ddp_step_workload();          // fabrics/workloads/training_steps.c
 WorkloadKind fsdp_step_workload();         // fabrics/workloads/training_steps.cpp
 WorkloadKind moe_layer_workload();         // fabrics/workloads/training_steps.cpp
 WorkloadKind tp_layer_workload();          // fabrics/workloads/training_steps.cpp
+WorkloadKind incast_workload();            // fabrics/workloads/traffic.cpp
+WorkloadKind permutation_workload();       // fabrics/workloads/traffic.cpp
 
 namespace topo {
 TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp
 TopologyKind multi_node_topology();     // fabrics/topologies/multi_node.cpp
 TopologyKind two_tier_topology();       // fabrics/topologies/two_tier.cpp
 TopologyKind explicit_topology();       // fabrics/topologies/explicit.cpp
+TopologyKind fat_tree_topology();       // fabrics/topologies/fat_tree.cpp
 }  // namespace topo
 
 void register_builtin_plugins() {
@@ -62,12 +65,15 @@ void register_builtin_plugins() {
     topo::topologies().add(topo::multi_node_topology());
     topo::topologies().add(topo::two_tier_topology());
     topo::topologies().add(topo::explicit_topology());
+    topo::topologies().add(topo::fat_tree_topology());
     workloads().add(allreduce_sweep_workload());
     workloads().add(collective_sweep_workload());
     workloads().add(ddp_step_workload());
     workloads().add(fsdp_step_workload());
     workloads().add(moe_layer_workload());
     workloads().add(tp_layer_workload());
+    workloads().add(incast_workload());
+    workloads().add(permutation_workload());
   });
 }
 

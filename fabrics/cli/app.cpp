@@ -15,6 +15,7 @@
 #include "fabrics/cli/results.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/system.h"
+#include "fabrics/sim/traffic_run.h"
 #include "fabrics/sim/training_run.h"
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/ceiling.h"
@@ -139,9 +140,18 @@ int run(const Options& o, const std::vector<std::string>& args) {
         "jobs", sys.engine(), train->take_jobs(),
         [&](size_t i, uint64_t s, uint64_t e) { train->job_done(i, s, e, sys.engine()); });
   }
-  const coll::AlgoInfo& algo =
-      coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
-  CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
+  // Traffic workloads (fabrics/sim/traffic_run.h): their flows as one job.
+  std::unique_ptr<TrafficWorkload> traffic;
+  if (w.is_traffic) {
+    traffic = std::make_unique<TrafficWorkload>(spec);
+    runner = std::make_unique<JobRunner>(
+        "jobs", sys.engine(), traffic->take_jobs(),
+        [&](size_t, uint64_t s, uint64_t e) { traffic->job_done(s, e, sys.engine()); });
+  }
+  const bool jobs = training || traffic;
+  const coll::AlgoInfo* algo =
+      jobs ? nullptr : &coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
+  CollectiveSweep sweep("sweep", sys.engine(), n, jobs ? std::vector<uint64_t>{} : w.sizes(),
                         w.elem_bytes,
                         [&](uint64_t count) {
                           coll::CollParams cp = w.coll_params(n, count);
@@ -157,7 +167,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           s.algorithm = chooser.label(c);
                           return s;
                         },
-                        spec.simulation.functional ? &algo : nullptr, w.root);
+                        spec.simulation.functional ? algo : nullptr, w.root);
   sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (!sweep.finished() || (runner && !runner->finished())) {
@@ -208,9 +218,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.simulation.functional}};
   const Port::Counters retry = sys.retry_totals();
-  const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
+  const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
   if (!o.quiet && train) {
     train->print(std::cout);
+    print_cost(std::cout, cost);
+  } else if (!o.quiet && traffic) {
+    traffic->print(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
@@ -246,7 +259,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"replay_wire_bytes", retry.replay_wire_bytes},
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
-    if (!train) j["ceiling"] = ceiling_json(ceiling);
+    if (!jobs) j["ceiling"] = ceiling_json(ceiling);
     if (is_auto) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;
@@ -254,6 +267,14 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["algorithm"] = w.algorithm;
       j["rows"] = train->rows_json();
       j["units"] = train->units_json();
+    }
+    if (traffic) {  // one row per flow, and the summary
+      j["workload"] = w.type;
+      j["collective"] = nullptr;
+      j["algorithm"] = nullptr;
+      j["rows"] = traffic->rows_json();
+      j["units"] = traffic->units_json();
+      j["traffic"] = traffic->summary_json();
     }
     const std::filesystem::path file = out_dir / "results.json";
     std::ofstream f(file);

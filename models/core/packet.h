@@ -62,6 +62,8 @@ enum PacketFlag : uint8_t {
   kUrgent = 1u << 3,   // control traffic: the switch's strict-priority control queue
                        // (acks, NACKs, CNPs, pause frames, trimmed headers); never paused
   kTrimOk = 1u << 4,   // its transport handles trimmed packets (a switch may trim it)
+  kAckReq = 1u << 5,   // ack request: the receiver acknowledges it at once (the sender's
+                       // window is full, or it has nothing more queued)
 };
 
 inline bool is_nvls_switch_bound(PacketKind k) {

@@ -106,7 +106,7 @@ Packet* UecTransport::produce(Conn& c) {
     ++e->copy.retransmits;
     Packet* p = nic_.recreate(e->copy);
     p->entropy = c.ev.next(now);
-    p->flags &= uint8_t(~(kCe | kTrimmed | kUrgent));
+    p->flags = uint8_t((p->flags & ~(kCe | kTrimmed | kUrgent)) | kAckReq);
     c.inflight += p->payload_bytes;
     if (p_.cc == "rccc") c.credit -= std::min<uint64_t>(c.credit, p->payload_bytes);
     switch (e->cause) {
@@ -119,6 +119,10 @@ Packet* UecTransport::produce(Conn& c) {
   if (c.newq.empty() || !may_send(c, c.newq.front()->payload_bytes)) return nullptr;
   Packet* p = c.newq.pop();
   c.queued_bytes -= p->payload_bytes;
+  // Ack request (the PDS AR flag): the window closes behind it, or nothing follows it, so
+  // the receiver must not wait for ack_bytes to accumulate.
+  if (c.newq.empty() || c.inflight + p->payload_bytes + c.newq.front()->payload_bytes > window(c))
+    p->flags |= kAckReq;
   p->psn = c.next_psn++;
   p->entropy = c.ev.next(now);
   p->credit_bytes = uint32_t(std::min<uint64_t>(c.queued_bytes, UINT32_MAX));
@@ -220,7 +224,8 @@ void UecTransport::on_data(Packet* p) {
   const bool ecn = p->flags & kCe;
   const bool gap = p->psn != cum_before || r.w.held() > 0;
   const bool last = p->offset + p->payload_bytes >= p->msg_bytes;
-  if (ecn || gap || first || last || r.unacked >= nic_.params().ack_bytes) send_ack(p, r, false);
+  if (ecn || gap || first || last || (p->flags & kAckReq) || r.unacked >= nic_.params().ack_bytes)
+    send_ack(p, r, false);
   ++n_.delivered;
   nic_.deliver(p);
 }
