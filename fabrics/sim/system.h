@@ -35,6 +35,8 @@ class System {
   uint64_t messages_in_flight() const;
 
  private:
+  void set_path_latencies(const topo::Routes& routes);
+
   const SystemSpec& spec_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;  // by graph device index
   std::vector<Endpoint*> by_endpoint_id_;

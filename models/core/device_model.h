@@ -46,6 +46,18 @@ class DeviceModel {
     return false;
   }
 
+  // Devices whose policy scales with their paths (a NIC's congestion control): true to be
+  // told, once connected, the unloaded one-way latency to every endpoint along their
+  // routes (set_path_latencies: link latencies, ingress pipelines and the serialisation of
+  // a full packet, `data_ps`, or of a header-only one, `control_ps`, at every hop).
+  virtual bool wants_path_latencies() const { return false; }
+  struct PathLatency {
+    uint64_t data_ps = 0, control_ps = 0;
+  };
+  virtual void set_path_latencies(const std::vector<PathLatency>& to_endpoint) {
+    (void)to_endpoint;
+  }
+
   // Its statistics: the device's own counters (ports are registered separately).
   virtual nlohmann::json stats_json(uint64_t now_ps) const = 0;
   // Payload bytes it put into the fabric and took out of it: at the end of a run the sums

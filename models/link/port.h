@@ -109,6 +109,7 @@ class Port : public sc_core::sc_module,
   uint64_t paused_ps(uint8_t prio) const;
 
   uint64_t busy_until_ps() const { return busy_until_; }
+  uint64_t rx_latency_ps() const { return rx_latency_ps_; }
   LevelStat& queue_stat() { return queue_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 

@@ -48,6 +48,10 @@ class Nic : public sc_core::sc_module,
   uint64_t payload_sourced() const override { return emitted_; }
   uint64_t payload_sunk() const override { return absorbed_; }
   void add_to_ledger(PacketLedger& l) const override;
+  bool wants_path_latencies() const override { return true; }
+  void set_path_latencies(const std::vector<PathLatency>& to_endpoint) override {
+    path_ = to_endpoint;
+  }
   uint64_t messages_in_flight() const override {
     return (transport_ ? transport_->in_flight() : 0) + held_.size();
   }
@@ -64,6 +68,9 @@ class Nic : public sc_core::sc_module,
   const std::string& name() const override { return display_name_; }
   uint64_t line_rate_bps() const override { return ports_[size_t(net_)]->link().rate_bps; }
   uint32_t endpoints() const override { return uint32_t(host_route_.size()); }
+  uint64_t path_rtt_ps(uint32_t dst) const override {
+    return dst < path_.size() ? path_[dst].data_ps + path_[dst].control_ps : 0;
+  }
   void deliver(Packet* p) override;
   uint64_t host_backlog(uint32_t dst) const override;
   void absorb(Packet* p) override;
@@ -96,6 +103,7 @@ class Nic : public sc_core::sc_module,
   MakeTransport make_;
   std::unique_ptr<Transport> transport_;  // made at the end of elaboration
   std::vector<int> host_route_;         // [dst endpoint] -> host port, -1: over the network
+  std::vector<PathLatency> path_;       // [dst endpoint] unloaded one-way latencies
   std::vector<uint32_t> host_payload_;  // [host port] packet payload of its link
   std::vector<Fifo<Packet*>> host_q_;   // [host port] transactions to the accelerator
   std::vector<uint64_t> host_q_bytes_;  // [host port] their payload

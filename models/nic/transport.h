@@ -30,6 +30,10 @@ class NicServices {
   virtual const std::string& name() const = 0;
   virtual uint64_t line_rate_bps() const = 0;  // of the network port
   virtual uint32_t endpoints() const = 0;      // endpoint ids are 0 .. endpoints() - 1
+  // Unloaded RTT of a full packet to endpoint `dst` and its ack back (the forward path's
+  // latencies twice, serialisation of one data and one header-only packet per hop); 0 if
+  // unknown.
+  virtual uint64_t path_rtt_ps(uint32_t dst) const = 0;
   // A data packet for a local accelerator: the NIC writes it to host memory.
   virtual void deliver(Packet* p) = 0;
   // Payload waiting in the host queue towards local endpoint `dst` (the receiver's own

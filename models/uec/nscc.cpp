@@ -18,12 +18,13 @@ uint64_t bdp_of(uint64_t rtt_ps, uint64_t rate_bps) {
 }  // namespace
 
 Nscc::Nscc(const NsccParams& p) : p_(p) {
-  base_rtt_ = p.base_rtt_ps;
+  const uint64_t net = p.network_rtt_ps;
+  base_rtt_ = p.base_rtt_ps ? p.base_rtt_ps : net;
   bdp_ = bdp_of(base_rtt_, p.line_rate_bps);
-  target_ = p.target_delay_ps ? p.target_delay_ps
-                              : (p.trimming ? base_rtt_ * 3 / 4 : base_rtt_);
-  // The scaling factors are fixed by the configured network (not by later RTT samples).
-  a_ = double(bdp_) / kReferenceBdp;
+  target_ = p.target_delay_ps ? p.target_delay_ps : (p.trimming ? net * 3 / 4 : net);
+  // The scaling factors are fixed by the configured network (not by the connection's path
+  // or later RTT samples).
+  a_ = double(bdp_of(net, p.line_rate_bps)) / kReferenceBdp;
   b_ = double(target_) / kReferenceRttPs;
   alpha_ = p.prop_mtus * p.mtu * a_ * b_ / double(target_);  // bytes / ps
   fi_ = p.fair_mtus * p.mtu * a_;

@@ -6,9 +6,11 @@
 // and the receiver's penalty; per NACK (a trimmed packet) its bytes. The rules and their
 // defaults (docs/models.md "NSCC"; REFERENCE: UEC 1.0.3 3.6.13 as in the public ns-3 NSCC
 // model; the rules' order follows the public UEC htsim, commit 86de118):
-//  * scaling: a = BDP / 150,000 B (BDP = base RTT x line rate; 150,000 B = 100 Gb/s x 12 us),
-//    b = target / 12 us; target delay = 0.75 x base RTT (trimming) else the base RTT;
-//  * window in [1 MTU, 1.5 x BDP], starting at the maximum;
+//  * scaling: a = BDP / 150,000 B (BDP = network RTT x line rate; 150,000 B = 100 Gb/s x
+//    12 us), b = target / 12 us; target delay = 0.75 x network RTT (trimming) else the
+//    network RTT;
+//  * window in [1 MTU, 1.5 x the connection's BDP] (its base RTT x line rate), starting at
+//    the maximum; queueing delay = RTT - the connection's base RTT;
 //  * not marked, delay >= target: fair increase, 5 MTU x a per acked byte (accumulated);
 //  * not marked, delay < target: fast increase (cwnd += 0.25 x a per acked byte) while the
 //    delay stays under 1 us for a window, else proportional increase 4 MTU x a x b /
@@ -30,8 +32,10 @@ namespace fabricsim {
 struct NsccParams {
   uint32_t mtu = 0;              // bytes of payload per full packet (the NIC's MSS)
   uint64_t line_rate_bps = 0;
-  uint64_t base_rtt_ps = 0;      // configured network base RTT (lowered by measured RTTs)
-  uint64_t target_delay_ps = 0;  // 0: 0.75 x base RTT with trimming, else the base RTT
+  uint64_t network_rtt_ps = 0;   // configured network base RTT: scaling (a, b), target
+  uint64_t base_rtt_ps = 0;      // this connection's base RTT (0: network_rtt_ps); lowered
+                                 // by shorter measured RTTs
+  uint64_t target_delay_ps = 0;  // 0: 0.75 x network RTT with trimming, else network RTT
   bool trimming = true;
   double max_window_bdp = 1.5;
   double md_gain = 0.8;

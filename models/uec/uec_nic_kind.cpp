@@ -9,7 +9,7 @@ namespace fabricsim {
 namespace {
 
 void resolve(UecParams& u, const ParamReader& r) {
-  u.nscc.base_rtt_ps = r.time_ps("base_rtt");
+  u.nscc.network_rtt_ps = r.time_ps("base_rtt");
   u.nscc.target_delay_ps = r.time_ps("target_delay");
   u.nscc.max_window_bdp = r.real("max_window_bdp");
   u.nscc.md_gain = r.real("md_gain");
@@ -20,10 +20,10 @@ void resolve(UecParams& u, const ParamReader& r) {
   u.nscc.prop_mtus = r.real("proportional_gain_mtus");
   u.nscc.qa_gate = int(r.integer("quick_adapt_gate"));
   u.nscc.adjust_mtus = uint32_t(r.integer("adjust_mtus"));
-  if (u.nscc.target_delay_ps && u.nscc.target_delay_ps >= 8 * u.nscc.base_rtt_ps)
+  if (u.nscc.target_delay_ps && u.nscc.target_delay_ps >= 8 * u.nscc.network_rtt_ps)
     r.fail("target_delay",
            "target_delay " + format_time_ps(u.nscc.target_delay_ps) + " is 8 base RTTs (" +
-               format_time_ps(u.nscc.base_rtt_ps) + ") or more: NSCC would never decrease",
+               format_time_ps(u.nscc.network_rtt_ps) + ") or more: NSCC would never decrease",
            "0 derives it: 0.75 x base_rtt with trimming, else base_rtt");
 }
 
@@ -65,9 +65,15 @@ ParamBlock uec_params_block() {
             &U::trim_ok),
        param("base_rtt", K::kTime, "8us", "us",
              "Network base RTT NSCC scales with (a = BDP / 150,000 B with BDP = base_rtt x "
-             "line rate; target delay; window 1.5 x BDP); lowered by shorter measured RTTs. "
-             "Set it to the fabric's longest unloaded RTT.",
+             "line rate; target delay): the fabric's longest unloaded RTT. Also every "
+             "connection's base RTT when path_base_rtt is false.",
              1),
+       bind(param("path_base_rtt", K::kBool, "true", "",
+                  "Each connection's base RTT (its window's BDP, its queueing delay = RTT - "
+                  "base RTT) is its path's unloaded RTT, from the topology (as htsim's "
+                  "-enable_accurate_base_rtt); false: base_rtt for all. Either way shorter "
+                  "measured RTTs lower it."),
+            &U::path_base_rtt),
        param("target_delay", K::kTime, "0ns", "us",
              "NSCC target queueing delay; 0: 0.75 x base_rtt with trimming, else base_rtt.", 0),
        param("max_window_bdp", K::kReal, "1.5", "x BDP", "Largest window (UEC default 1.5).",

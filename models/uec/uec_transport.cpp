@@ -21,7 +21,7 @@ UecTransport::UecTransport(const UecParams& p, NicServices& nic)
   p_.nscc.mtu = nic.params().mss();
   p_.nscc.line_rate_bps = nic.line_rate_bps();
   p_.nscc.trimming = p.trim_ok;
-  bdp_ = uint64_t(u128(p_.nscc.base_rtt_ps) * p_.nscc.line_rate_bps / 8 / 1000000000000ull);
+  bdp_ = uint64_t(u128(p_.nscc.network_rtt_ps) * p_.nscc.line_rate_bps / 8 / 1000000000000ull);
 }
 
 UecTransport::Conn& UecTransport::conn(uint32_t dst) {
@@ -32,7 +32,13 @@ UecTransport::Conn& UecTransport::conn(uint32_t dst) {
     c = std::make_unique<Conn>(
         dst, EntropyPolicy(mode_, uint16_t(p_.entropies), uint16_t(p_.reps_buffer),
                            p_.reps_freeze_ps, rng));
-    if (p_.cc == "nscc") c->cc = std::make_unique<Nscc>(p_.nscc);
+    if (p_.cc == "nscc") {
+      NsccParams np = p_.nscc;
+      // The connection's own base RTT, from its path (htsim's accurate base RTT), so that a
+      // short path does not mistake queueing for propagation.
+      if (p_.path_base_rtt) np.base_rtt_ps = nic_.path_rtt_ps(dst);
+      c->cc = std::make_unique<Nscc>(np);
+    }
     c->credit = bdp_;  // rccc: a first BDP may go before any credit (speculative)
   }
   return *c;

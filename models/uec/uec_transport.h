@@ -43,6 +43,7 @@ struct UecParams {
   uint8_t receiver_penalty = 0;       // pend carried by acks when the receiver is backlogged
   uint64_t penalty_backlog_bytes = 0; // host-side backlog above which it is
   uint64_t credit_chunk_bytes = 0;    // rccc: credit per grant
+  bool path_base_rtt = false;         // NSCC base RTT per connection from its path
   NsccParams nscc;            // mtu and line rate set from the NIC
 };
 

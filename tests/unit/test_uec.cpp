@@ -14,7 +14,7 @@ NsccParams params400() {
   NsccParams p;
   p.mtu = 4032;
   p.line_rate_bps = 400000000000ull;
-  p.base_rtt_ps = 12000000;
+  p.network_rtt_ps = 12000000;
   p.trimming = true;
   return p;
 }
