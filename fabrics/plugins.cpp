@@ -27,6 +27,7 @@ DeviceKind switch_kind();        // models/switch/switch_kind.cpp
 DeviceKind root_complex_kind();  // models/pcie/root_complex.cpp
 DeviceKind ethernet_switch_kind();  // models/ethernet/ethernet_switch.cpp
 DeviceKind uec_nic_kind();          // models/uec/uec_nic_kind.cpp
+DeviceKind roce_nic_kind();         // models/roce/roce_nic_kind.cpp
 // Workloads.
 WorkloadKind allreduce_sweep_workload();   // fabrics/workloads/size_sweeps.cpp
 WorkloadKind collective_sweep_workload();  // fabrics/workloads/size_sweeps.cpp
@@ -61,6 +62,7 @@ void register_builtin_plugins() {
     device_kinds().add(root_complex_kind());
     device_kinds().add(ethernet_switch_kind());
     device_kinds().add(uec_nic_kind());
+    device_kinds().add(roce_nic_kind());
     topo::topologies().add(topo::switched_node_topology());
     topo::topologies().add(topo::multi_node_topology());
     topo::topologies().add(topo::two_tier_topology());

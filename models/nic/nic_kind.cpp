@@ -57,10 +57,10 @@ void check(const DeviceCheck& c) {
 
 }  // namespace
 
-const ParamBlock& nic_params_block() {
+ParamBlock nic_params_block(const std::string& rto_default) {
   using K = ParamKind;
   using N = NicParams;
-  static const ParamBlock block = param_block<N>(
+  return param_block<N>(
       "nic",
       {bind(param("host_ports", K::kInt, "1", "ports",
                   "Ports to accelerators (port[0] ..); the network port follows them.", 1, 64),
@@ -96,7 +96,7 @@ const ParamBlock& nic_params_block() {
                   "switches' control queue.",
                   0, 7),
             &N::traffic_class),
-       bind(param("rto", K::kTime, "100us", "us",
+       bind(param("rto", K::kTime, rto_default, "us",
                   "Retransmission timeout of an unacknowledged packet (fixed).", 1),
             &N::rto_ps),
        bind(param("ack_bytes", K::kBytes, "16KiB", "bytes",
@@ -105,16 +105,15 @@ const ParamBlock& nic_params_block() {
                   1),
             &N::ack_bytes)},
       resolve);
-  return block;
 }
 
 DeviceKind nic_device_kind(std::string name, std::string summary, ParamBlock transport_block,
-                           TransportFactory make) {
+                           TransportFactory make, const std::string& rto_default) {
   DeviceKind k;
   k.name = std::move(name);
   k.summary = std::move(summary);
   k.forwards = true;
-  k.params = {nic_params_block(), std::move(transport_block)};
+  k.params = {nic_params_block(rto_default), std::move(transport_block)};
   k.ports = [](const DeviceType& t) {
     const NicParams& n = t.get<NicParams>();
     return std::vector<PortGroup>{{"host", n.host_ports, n.host_protocol},

@@ -15,7 +15,8 @@ namespace fabricsim {
 class Transport;
 class NicServices;
 
-const ParamBlock& nic_params_block();
+// The NIC frame's keys; `rto_default` is the transport's retransmission timeout default.
+ParamBlock nic_params_block(const std::string& rto_default);
 
 // The transport of a device type: built per NIC from its own params object (`block` of
 // the device type: DeviceType::params[1]) and the NIC's services.
@@ -27,6 +28,6 @@ using TransportFactory =
 // port is linked, and the network link frames the NIC's packets (header_bytes holds the
 // L3 headers plus Ethernet's, packet_payload is the MSS).
 DeviceKind nic_device_kind(std::string name, std::string summary, ParamBlock transport_block,
-                           TransportFactory make);
+                           TransportFactory make, const std::string& rto_default);
 
 }  // namespace fabricsim

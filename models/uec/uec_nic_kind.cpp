@@ -122,7 +122,9 @@ DeviceKind uec_nic_kind() {
       "receiver credits, oblivious or REPS spraying (in `device_types:`).",
       uec_params_block(), [](const std::any& p, NicServices& nic) -> std::unique_ptr<Transport> {
         return std::make_unique<UecTransport>(std::any_cast<const UecParams&>(p), nic);
-      });
+      },
+      // About htsim's UEC minimum RTO at 400 Gb/s with 1-BDP queues (72 us).
+      "100us");
 }
 
 }  // namespace fabricsim
