@@ -207,6 +207,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
     throw InternalError("packet accounting: " + std::to_string(outstanding) +
                         " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
                         std::to_string(received) + " B received");
+  // Lossy fabrics: every packet a transport injected was received by one or dropped by a
+  // switch with a counted reason (and the bytes balance above shows its data came again).
+  const PacketLedger ledger = sys.ledger();
+  if (ledger.injected != ledger.received + ledger.dropped_total())
+    throw InternalError("packet ledger: " + std::to_string(ledger.injected) +
+                        " packets injected vs " + std::to_string(ledger.received) +
+                        " received + " + std::to_string(ledger.dropped_total()) + " dropped");
   const std::vector<RowResult> rows = make_rows(spec, sweep.rows());
   for (const RowResult& r : rows)
     if (r.checked && r.wrong)
@@ -217,13 +224,35 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"payload_bytes_delivered", received},
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.simulation.functional}};
+  if (ledger.injected)  // scale-out transports: the lossy fabric's packet ledger
+    checks["packet_ledger"] = {{"injected", ledger.injected},
+                               {"received", ledger.received},
+                               {"dropped", ledger.dropped},
+                               {"trimmed", ledger.trimmed},
+                               {"retransmitted", ledger.retransmitted},
+                               {"duplicates_received", ledger.duplicates}};
   const Port::Counters retry = sys.retry_totals();
+  // The ledger in one line (scale-out transports only).
+  const auto print_ledger = [&](std::ostream& os) {
+    if (!ledger.injected) return;
+    const auto list = [](const std::map<std::string, uint64_t>& m) {
+      std::string s;
+      for (const auto& kv : m) s += (s.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
+      return s.empty() ? std::string("none") : s;
+    };
+    os << "# packet ledger: " << ledger.injected << " injected = " << ledger.received
+       << " received + " << ledger.dropped_total() << " dropped (" << list(ledger.dropped)
+       << "); " << ledger.trimmed << " trimmed; " << ledger.retransmitted_total()
+       << " retransmitted (" << list(ledger.retransmitted) << "); " << ledger.duplicates
+       << " duplicates discarded\n";
+  };
   const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
   if (!o.quiet && train) {
     train->print(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet && traffic) {
     traffic->print(std::cout);
+    print_ledger(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
@@ -250,6 +279,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                     double(retry.replay_stall_ps) * 1e-6);
       std::cout << buf;
     }
+    print_ledger(std::cout);
     print_cost(std::cout, cost);
   }
   if (o.out) {

@@ -154,6 +154,12 @@ uint64_t System::payload_sunk() const {
   return n;
 }
 
+PacketLedger System::ledger() const {
+  PacketLedger l;
+  for (const auto& d : devices_) d->add_to_ledger(l);
+  return l;
+}
+
 uint64_t System::messages_in_flight() const {
   uint64_t n = 0;
   for (const auto& d : devices_) n += d->messages_in_flight();

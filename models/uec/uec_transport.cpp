@@ -217,7 +217,7 @@ void UecTransport::on_data(Packet* p) {
     nic_.absorb(p);
     return;
   }
-  const uint32_t cum_before = r.w.cum();
+  const uint32_t cum_before = r.w.cum(), held_before = r.w.held();
   const bool first = !r.any;
   r.any = true;
   if (!r.w.receive(p->psn)) {  // a duplicate: the sender is unsure, tell it at once
@@ -228,7 +228,8 @@ void UecTransport::on_data(Packet* p) {
   }
   r.unacked += p->payload_bytes;
   const bool ecn = p->flags & kCe;
-  const bool gap = p->psn != cum_before || r.w.held() > 0;
+  // Out of order, or filling a gap (the sender waits to hear about what it completes).
+  const bool gap = p->psn != cum_before || held_before > 0 || r.w.held() > 0;
   const bool last = p->offset + p->payload_bytes >= p->msg_bytes;
   if (ecn || gap || first || last || (p->flags & kAckReq) || r.unacked >= nic_.params().ack_bytes)
     send_ack(p, r, false);
@@ -245,18 +246,25 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
   c.max_acked_order = std::max(c.max_acked_order, e->order);
 }
 
-void UecTransport::on_ack(Packet* a) {
-  const uint64_t now = nic_.now();
-  ++n_.acks_received;
-  Conn& c = conn(a->src);
+// The cumulative PSN and SACK bitmap an ack or NACK carries: marks what they cover as
+// acknowledged and frees the window's acknowledged prefix; returns the bytes newly acked.
+uint64_t UecTransport::ack_state(Conn& c, const Packet& a) {
   uint64_t newly = 0;
-  for (uint32_t psn = c.base_psn; psn < a->ack_psn && psn < c.next_psn; ++psn) acked(c, psn, newly);
-  for (uint64_t bits = a->sack_bits; bits; bits &= bits - 1)
-    acked(c, a->sack_base + uint32_t(__builtin_ctzll(bits)), newly);
+  for (uint32_t psn = c.base_psn; psn < a.ack_psn && psn < c.next_psn; ++psn) acked(c, psn, newly);
+  for (uint64_t bits = a.sack_bits; bits; bits &= bits - 1)
+    acked(c, a.sack_base + uint32_t(__builtin_ctzll(bits)), newly);
   while (!c.win.empty() && c.win.front().acked) {
     c.win.pop();
     ++c.base_psn;
   }
+  return newly;
+}
+
+void UecTransport::on_ack(Packet* a) {
+  const uint64_t now = nic_.now();
+  ++n_.acks_received;
+  Conn& c = conn(a->src);
+  const uint64_t newly = ack_state(c, *a);
   const bool ecn = a->echo_flags & kCe;
   if (ecn) ++n_.ecn_echoes;
   // The RTT of the packet that triggered the ack (every copy carries its own send time).
@@ -288,14 +296,17 @@ void UecTransport::on_ack(Packet* a) {
 void UecTransport::on_nack(Packet* a) {
   ++n_.nacks_received;
   Conn& c = conn(a->src);
+  // A NACK carries the receiver's ack state too (nothing else may come for a while).
+  const uint64_t newly = ack_state(c, *a);
+  if (newly && c.cc) c.cc->on_ack(nic_.now(), newly, 0, false, 0, c.inflight);
   TxEntry* e = entry(c, a->psn);
   if (e && !e->acked && !e->lost && e->copy.retransmits == a->retransmits) {
     const uint64_t bytes = e->copy.payload_bytes;
     declare_lost(c, *e, Cause::kTrim);
     if (c.cc) c.cc->on_nack(nic_.now(), bytes, c.inflight);
-    list(c);
   }
   PacketPool::global().release(a);
+  if (!c.rtx.empty() || !c.newq.empty()) list(c);
 }
 
 void UecTransport::on_timer() {

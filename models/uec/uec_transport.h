@@ -124,6 +124,7 @@ class UecTransport final : public Transport {
   Packet* produce(Conn& c);
   void declare_lost(Conn& c, TxEntry& e, Cause why);
   void acked(Conn& c, uint32_t psn, uint64_t& newly);
+  uint64_t ack_state(Conn& c, const Packet& a);
   void on_data(Packet* p);
   void on_ack(Packet* a);
   void on_nack(Packet* a);
