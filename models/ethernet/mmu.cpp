@@ -1,6 +1,8 @@
 #include "models/ethernet/mmu.h"
 
 #include "models/core/units.h"
+#include "models/link/link_type.h"
+#include "models/switch/switch_params.h"
 #include "models/switch/switch_kind.h"
 
 namespace fabricsim {
@@ -67,11 +69,17 @@ void EthernetMmu::send_pause(int port, uint8_t prio, uint16_t quanta) {
 SwitchFeature::Admission EthernetMmu::admit(int out, Packet& p) {
   if (p.kind == PacketKind::kPause) return Admission::kAccept;  // link control, not buffered
   const bool urgent = p.flags & kUrgent;
+  const bool lossless = lossless_of(p);
   const int q = frame().queue_of(p);
-  SharedBuffer::Verdict v =
-      buffer_.admit(frame().queue_bytes(out, q), p.payload_bytes, urgent || p_.pfc);
-  if (v != SharedBuffer::Verdict::kAccept && p_.trimming && (p.flags & kTrimOk) && !urgent &&
-      !(p.flags & kTrimmed)) {
+  const uint64_t qlen = frame().queue_bytes(out, q);
+  SharedBuffer::Verdict v = buffer_.admit(qlen, p.payload_bytes, urgent || lossless);
+  const bool trimmable = p_.trimming && (p.flags & kTrimOk) && !urgent && !lossless;
+  // UEC-style early trimming: above trim_threshold a trimmable packet is cut even if the
+  // buffer could take it (its transport recovers at once, and the queue stays short).
+  if (trimmable && v == SharedBuffer::Verdict::kAccept && p_.trim_threshold_bytes &&
+      qlen + p.payload_bytes > p_.trim_threshold_bytes)
+    v = SharedBuffer::Verdict::kQueueLimit;
+  if (v != SharedBuffer::Verdict::kAccept && trimmable) {
     // Trim instead of dropping: keep the header and trim_bytes of payload, send it on in the
     // control queue (ahead of the congested data).
     const uint32_t keep = std::min(p.payload_bytes, p_.trim_bytes);
@@ -98,7 +106,7 @@ SwitchFeature::Admission EthernetMmu::admit(int out, Packet& p) {
     return Admission::kDrop;
   }
   buffer_.add(p.payload_bytes);
-  if (p_.pfc && !(p.flags & kUrgent)) {
+  if (lossless) {
     const size_t k = size_t(p.in_port) * 8 + (p.tc & 7);
     if (pfc_[k].add(p.payload_bytes, p_.pfc_xoff_bytes)) {
       ++xoff_events_;
@@ -115,7 +123,8 @@ SwitchFeature::Admission EthernetMmu::admit(int out, Packet& p) {
 void EthernetMmu::departed(int out, Packet& p) {
   if (p.kind == PacketKind::kPause) return;
   buffer_.remove(p.payload_bytes);
-  if (p_.pfc && !(p.flags & kUrgent)) {
+  const bool lossless = lossless_of(p);
+  if (lossless) {
     const size_t k = size_t(p.in_port) * 8 + (p.tc & 7);
     if (pfc_[k].remove(p.payload_bytes, p_.pfc_xon_bytes)) {
       refresh_at_[k] = UINT64_MAX;
@@ -125,7 +134,10 @@ void EthernetMmu::departed(int out, Packet& p) {
   if (p_.ecn && (p.flags & kEct) && !(p.flags & kUrgent)) {
     // RED on the queue it leaves, as it is now (this packet no longer counted).
     const uint64_t qlen = frame().queue_bytes(out, frame().queue_of(p));
-    const double prob = red_probability(qlen, p_.ecn_kmin_bytes, p_.ecn_kmax_bytes, p_.ecn_pmax);
+    // The lossless classes' own profile (DCQCN's thresholds), the lossy classes' otherwise.
+    const double prob =
+        lossless ? red_probability(qlen, p_.pfc_ecn_kmin_bytes, p_.pfc_ecn_kmax_bytes, p_.pfc_ecn_pmax)
+                 : red_probability(qlen, p_.ecn_kmin_bytes, p_.ecn_kmax_bytes, p_.ecn_pmax);
     if (prob > 0 && (prob >= 1.0 || rng_.uniform01() < prob) && !(p.flags & kCe)) {
       p.flags |= kCe;
       ++marks_;
@@ -190,16 +202,29 @@ void EthernetMmu::add_losses(PacketLedger& l) const {
 namespace {
 
 void resolve(EthernetMmuParams& m, const ParamReader& r) {
+  for (int64_t c : r.int_list("pfc_classes")) m.pfc_mask |= uint8_t(1u << c);
+  if (!m.pfc) m.pfc_mask = 0;
+  m.pfc_ecn_kmin_bytes = r.bytes("pfc_ecn_kmin");
+  m.pfc_ecn_kmax_bytes = r.bytes("pfc_ecn_kmax");
+  m.pfc_ecn_pmax = r.real("pfc_ecn_pmax");
+  if (m.pfc_ecn_kmin_bytes > m.pfc_ecn_kmax_bytes)
+    r.fail("pfc_ecn_kmin",
+           "pfc_ecn_kmin " + format_bytes(m.pfc_ecn_kmin_bytes) + " > pfc_ecn_kmax " +
+               format_bytes(m.pfc_ecn_kmax_bytes),
+           "RED marks from Kmin rising to Kmax: make pfc_ecn_kmin <= pfc_ecn_kmax");
   if (m.ecn_kmin_bytes > m.ecn_kmax_bytes)
     r.fail("ecn_kmin",
            "ecn_kmin " + format_bytes(m.ecn_kmin_bytes) + " > ecn_kmax " +
                format_bytes(m.ecn_kmax_bytes),
            "RED marks from Kmin rising to Kmax: make ecn_kmin <= ecn_kmax");
-  if (m.ecn && m.ecn_kmax_bytes > m.buffer_bytes)
-    r.fail("ecn_kmax",
-           "ecn_kmax " + format_bytes(m.ecn_kmax_bytes) + " is above the buffer (" +
-               format_bytes(m.buffer_bytes) + ")",
-           "a queue never grows past the buffer: lower ecn_kmax");
+  for (const char* key : {"ecn_kmax", "pfc_ecn_kmax"}) {
+    const uint64_t kmax = std::string(key) == "ecn_kmax" ? m.ecn_kmax_bytes : m.pfc_ecn_kmax_bytes;
+    if (m.ecn && kmax > m.buffer_bytes && (std::string(key) == "ecn_kmax" || m.pfc_mask))
+      r.fail(key,
+             std::string(key) + " " + format_bytes(kmax) + " is above the buffer (" +
+                 format_bytes(m.buffer_bytes) + ")",
+             "a queue never grows past the buffer: lower " + std::string(key));
+  }
   if (m.pfc && m.pfc_xoff_bytes > m.buffer_bytes)
     r.fail("pfc_xoff",
            "pfc_xoff " + format_bytes(m.pfc_xoff_bytes) + " is above the buffer (" +
@@ -216,6 +241,28 @@ void resolve(EthernetMmuParams& m, const ParamReader& r) {
            "queue_limit " + format_bytes(m.queue_limit_bytes) + " is above the buffer (" +
                format_bytes(m.buffer_bytes) + ")",
            "0 for no static limit, or at most the buffer");
+}
+
+}  // namespace
+
+namespace {
+
+// Every link into the switch must not be stopped by the port's credits (Ethernet pauses
+// with PFC instead).
+void check_links(const DeviceCheck& c, const std::any&) {
+  const SwitchParams& sw = c.type().get<SwitchParams>();
+  for (size_t i = 0; i < c.links().size(); ++i) {
+    const DeviceCheck::Attached& a = c.links()[i];
+    const uint64_t need = credit_free_rx_buffer(a.link, sw.pipeline_latency_ps);
+    if (a.link.rx_buffer_bytes < need)
+      c.fail_link(i,
+                  "link type '" + a.link_type + "' has rx_buffer " +
+                      format_bytes(a.link.rx_buffer_bytes) + ", less than its credit round trip "
+                      "into " + c.device() + " (2 x latency + pipeline_latency at the link rate, "
+                      "plus two packets: " + format_bytes(need) + "); Ethernet has no link "
+                      "credits, the port's must never stop the sender",
+                  "raise link_types." + a.link_type + ".rx_buffer to at least " + format_bytes(need));
+  }
 }
 
 }  // namespace
@@ -261,9 +308,24 @@ SwitchFeatureKind ethernet_mmu_feature() {
                   "Marking probability at ecn_kmax (DCQCN's RED: 0.2).", 0.0, 1.0),
             &M::ecn_pmax),
        bind(param("pfc", K::kBool, "false", "",
-                  "Priority flow control (802.1Qbb) on every data class: lossless, paused "
-                  "instead of dropped."),
+                  "Priority flow control (802.1Qbb) on the pfc_classes: lossless, paused "
+                  "instead of dropped or trimmed."),
             &M::pfc),
+       param("pfc_classes", K::kIntList, "[3]", "priorities",
+             "Lossless priorities when pfc is on (RoCE's usual 3); the others stay lossy.", 0,
+             7),
+       param("pfc_ecn_kmin", K::kBytes, "1600KB", "bytes",
+             "ECN profile of the lossless classes (ecn: true): marking starts here. Default: "
+             "DCQCN's RED of the HPCC reference configuration at 400 Gb/s (400 KB per 100G, "
+             "scaled).",
+             0),
+       param("pfc_ecn_kmax", K::kBytes, "6400KB", "bytes",
+             "ECN profile of the lossless classes: pfc_ecn_pmax is reached here (1600 KB per "
+             "100G, scaled to 400G).",
+             0),
+       param("pfc_ecn_pmax", K::kReal, "0.2", "probability",
+             "ECN profile of the lossless classes: marking probability at pfc_ecn_kmax.", 0.0,
+             1.0),
        bind(param("pfc_xoff", K::kBytes, "512KiB", "bytes (per ingress port and priority)",
                   "A pause frame goes upstream when the bytes an ingress port's priority has "
                   "in the buffer exceed this.",
@@ -282,12 +344,20 @@ SwitchFeatureKind ethernet_mmu_feature() {
                   "would be dropped, keeps its header and trim_bytes of payload and goes on in "
                   "the control queue."),
             &M::trimming),
+       bind(param("trim_threshold", K::kBytes, "512KiB", "bytes (payload, per queue)",
+                  "With trimming: a trimmable packet arriving at a queue of this length or more "
+                  "is trimmed even if the buffer could hold it (UEC-style early trimming; about "
+                  "one bandwidth-delay product of 400 Gb/s x 10 us); 0: only where it would be "
+                  "dropped.",
+                  0),
+            &M::trim_threshold_bytes),
        bind(param("trim_bytes", K::kBytes, "64B", "bytes",
                   "Payload a trimmed packet keeps (the issue's default; UEC material often "
                   "trims to a 256 B packet).",
                   0, 65536),
             &M::trim_bytes)},
       resolve);
+  f.check = check_links;
   f.create = [](const std::any& p) -> std::unique_ptr<SwitchFeature> {
     return std::make_unique<EthernetMmu>(std::any_cast<const EthernetMmuParams&>(p));
   };

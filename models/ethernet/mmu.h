@@ -53,6 +53,10 @@ class EthernetMmu final : public SwitchFeature {
     uint64_t drops = 0, trims = 0, marks = 0, pauses_sent = 0, xoff_events = 0;
   };
   void send_pause(int port, uint8_t prio, uint16_t quanta);
+  // A data packet of a PFC priority: lossless (never dropped or trimmed by the thresholds).
+  bool lossless_of(const Packet& p) const {
+    return !(p.flags & kUrgent) && (p_.pfc_mask >> (p.tc & 7) & 1);
+  }
   uint64_t pause_ps(int port, uint16_t quanta) const;
 
   EthernetMmuParams p_;

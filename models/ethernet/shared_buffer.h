@@ -15,12 +15,17 @@ struct EthernetMmuParams {
   bool ecn = false;                // RED/WRED marking of ECN-capable packets on dequeue
   uint64_t ecn_kmin_bytes = 0, ecn_kmax_bytes = 0;
   double ecn_pmax = 0;
-  bool pfc = false;                // priority flow control: lossless data classes
+  bool pfc = false;                // priority flow control on the pfc_classes
+  uint8_t pfc_mask = 0;            // bit p: priority p is lossless (from pfc_classes)
+  uint64_t pfc_ecn_kmin_bytes = 0, pfc_ecn_kmax_bytes = 0;  // lossless classes' ECN profile
+  double pfc_ecn_pmax = 0;
   uint64_t pfc_xoff_bytes = 0;     // per ingress port and priority
   uint64_t pfc_xon_bytes = 0;
   uint32_t pfc_quanta = 0;         // pause time of one frame, 512-bit times
   bool trimming = false;           // cut a packet that would be dropped to its header
   uint32_t trim_bytes = 0;         // payload a trimmed packet keeps
+  uint64_t trim_threshold_bytes = 0;  // trim trimmable packets above this queue length (0: only
+                                      // where they would be dropped)
 };
 
 // Dynamic thresholds (Choudhury and Hahne): an egress queue may grow while its length stays

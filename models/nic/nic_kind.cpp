@@ -37,6 +37,15 @@ void check(const DeviceCheck& c) {
                       " sends packets of mtu - l3_header_bytes = " + format_bytes(n.mss()),
                   "set link_types." + a.link_type + ".packet_payload: " +
                       std::to_string(n.mss()) + "B (or change the NIC's mtu)");
+    const uint64_t need = credit_free_rx_buffer(a.link, n.pipeline_latency_ps);
+    if (a.link.rx_buffer_bytes < need)
+      c.fail_link(i,
+                  "link type '" + a.link_type + "' has rx_buffer " +
+                      format_bytes(a.link.rx_buffer_bytes) + ", less than its credit round trip "
+                      "into " + c.device() + " (2 x latency + pipeline_latency at the link rate, "
+                      "plus two packets: " + format_bytes(need) + "); Ethernet has no link "
+                      "credits, the port's must never stop the sender",
+                  "raise link_types." + a.link_type + ".rx_buffer to at least " + format_bytes(need));
     const auto* f = dynamic_cast<const FrameFraming*>(a.link.framing.get());
     if (f && f->params().header_bytes < n.l3_header_bytes + kEthernetHeaderFcs)
       c.fail_link(i,
@@ -57,7 +66,7 @@ void check(const DeviceCheck& c) {
 
 }  // namespace
 
-ParamBlock nic_params_block(const std::string& rto_default) {
+ParamBlock nic_params_block(const std::string& rto_default, const std::string& tc_default) {
   using K = ParamKind;
   using N = NicParams;
   return param_block<N>(
@@ -91,9 +100,10 @@ ParamBlock nic_params_block(const std::string& rto_default) {
                   "host link's credits stop the GPU.",
                   1),
             &N::send_buffer_bytes),
-       bind(param("traffic_class", K::kInt, "0", "",
+       bind(param("traffic_class", K::kInt, tc_default, "",
                   "Traffic class (PFC priority) of its data packets; control packets use the "
-                  "switches' control queue.",
+                  "switches' control queue. Switches with PFC on this class (pfc_classes) "
+                  "carry it lossless.",
                   0, 7),
             &N::traffic_class),
        bind(param("rto", K::kTime, rto_default, "us",
@@ -108,12 +118,13 @@ ParamBlock nic_params_block(const std::string& rto_default) {
 }
 
 DeviceKind nic_device_kind(std::string name, std::string summary, ParamBlock transport_block,
-                           TransportFactory make, const std::string& rto_default) {
+                           TransportFactory make, const std::string& rto_default,
+                           const std::string& tc_default) {
   DeviceKind k;
   k.name = std::move(name);
   k.summary = std::move(summary);
   k.forwards = true;
-  k.params = {nic_params_block(rto_default), std::move(transport_block)};
+  k.params = {nic_params_block(rto_default, tc_default), std::move(transport_block)};
   k.ports = [](const DeviceType& t) {
     const NicParams& n = t.get<NicParams>();
     return std::vector<PortGroup>{{"host", n.host_ports, n.host_protocol},

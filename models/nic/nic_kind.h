@@ -15,8 +15,9 @@ namespace fabricsim {
 class Transport;
 class NicServices;
 
-// The NIC frame's keys; `rto_default` is the transport's retransmission timeout default.
-ParamBlock nic_params_block(const std::string& rto_default);
+// The NIC frame's keys with the transport's defaults: its retransmission timeout and its
+// data's traffic class.
+ParamBlock nic_params_block(const std::string& rto_default, const std::string& tc_default);
 
 // The transport of a device type: built per NIC from its own params object (`block` of
 // the device type: DeviceType::params[1]) and the NIC's services.
@@ -28,6 +29,7 @@ using TransportFactory =
 // port is linked, and the network link frames the NIC's packets (header_bytes holds the
 // L3 headers plus Ethernet's, packet_payload is the MSS).
 DeviceKind nic_device_kind(std::string name, std::string summary, ParamBlock transport_block,
-                           TransportFactory make, const std::string& rto_default);
+                           TransportFactory make, const std::string& rto_default,
+                           const std::string& tc_default);
 
 }  // namespace fabricsim

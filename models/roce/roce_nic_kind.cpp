@@ -73,7 +73,9 @@ DeviceKind roce_nic_kind() {
       },
       // ASSUMPTION: far below ConnectX defaults (4.096 us x 2^14 = 67 ms) so that failure runs
       // end, yet above the queueing delays PFC can build (milliseconds are rare).
-      "1ms");
+      "1ms",
+      // The lossless priority RoCE deployments use (switches' pfc_classes default).
+      "3");
 }
 
 }  // namespace fabricsim

@@ -124,7 +124,9 @@ DeviceKind uec_nic_kind() {
         return std::make_unique<UecTransport>(std::any_cast<const UecParams&>(p), nic);
       },
       // About htsim's UEC minimum RTO at 400 Gb/s with 1-BDP queues (72 us).
-      "100us");
+      "100us",
+      // A lossy class: trimmed, not paused (switches keep PFC for RoCE's class 3).
+      "1");
 }
 
 }  // namespace fabricsim
