@@ -71,9 +71,10 @@ DeviceKind roce_nic_kind() {
       roce_params_block(), [](const std::any& p, NicServices& nic) -> std::unique_ptr<Transport> {
         return std::make_unique<RoceTransport>(std::any_cast<const RoceParams&>(p), nic);
       },
-      // ASSUMPTION: far below ConnectX defaults (4.096 us x 2^14 = 67 ms) so that failure runs
-      // end, yet above the queueing delays PFC can build (milliseconds are rare).
-      "1ms",
+      // ASSUMPTION: far below ConnectX defaults (4.096 us x 2^14 = 67 ms) so that lossy runs
+      // end soon, yet above the milliseconds PFC's unfairness can hold a packet (a 32:1
+      // incast across pods sees over 1 ms).
+      "4ms",
       // The lossless priority RoCE deployments use (switches' pfc_classes default).
       "3");
 }

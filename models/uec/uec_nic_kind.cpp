@@ -55,8 +55,8 @@ ParamBlock uec_params_block() {
             &U::reps_freeze_ps),
        bind(param("reorder_threshold", K::kInt, "32", "packets",
                   "A packet is declared lost (SACK gap) once this many packets sent after it "
-                  "have arrived; sprayed packets arrive out of order, so it must exceed the "
-                  "usual reordering.",
+                  "have arrived, or 1.5 windows of packets if more (sprayed packets overtake "
+                  "each other by up to a window).",
                   1, 100000),
             &U::reorder_threshold),
        bind(param("trimming", K::kBool, "true", "",

@@ -278,12 +278,16 @@ void UecTransport::on_ack(Packet* a) {
     ++c.cwnd_samples;
   }
   c.ev.on_ack(a->echo_entropy, ecn, now);
-  // SACK gaps: a packet is lost once reorder_threshold packets sent after it have arrived.
-  // First copies are in PSN order, so the scan stops at the first one still in time.
+  // SACK gaps: a packet is lost once enough packets sent after it have arrived: the larger
+  // of reorder_threshold and 1.5 windows of packets (sprayed packets overtake each other by
+  // up to a window; htsim's SLEEK uses the same 1.5 x cwnd). First copies are in PSN order,
+  // so the scan stops at the first one still in time.
+  const uint64_t thr = std::max<uint64_t>(p_.reorder_threshold,
+                                          (3 * window(c) / 2 + p_.nscc.mtu - 1) / p_.nscc.mtu);
   for (size_t i = 0; i < c.win.size(); ++i) {
     TxEntry& e = c.win.at(i);
     if (e.acked || e.lost) continue;
-    if (e.order + p_.reorder_threshold > c.max_acked_order) {
+    if (e.order + thr > c.max_acked_order) {
       if (e.copy.retransmits == 0) break;
       continue;
     }
