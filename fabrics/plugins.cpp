@@ -44,6 +44,7 @@ TopologyKind multi_node_topology();     // fabrics/topologies/multi_node.cpp
 TopologyKind two_tier_topology();       // fabrics/topologies/two_tier.cpp
 TopologyKind explicit_topology();       // fabrics/topologies/explicit.cpp
 TopologyKind fat_tree_topology();       // fabrics/topologies/fat_tree.cpp
+TopologyKind rail_optimized_topology(); // fabrics/topologies/rail_optimized.cpp
 }  // namespace topo
 
 void register_builtin_plugins() {
@@ -68,6 +69,7 @@ void register_builtin_plugins() {
     topo::topologies().add(topo::two_tier_topology());
     topo::topologies().add(topo::explicit_topology());
     topo::topologies().add(topo::fat_tree_topology());
+    topo::topologies().add(topo::rail_optimized_topology());
     workloads().add(allreduce_sweep_workload());
     workloads().add(collective_sweep_workload());
     workloads().add(ddp_step_workload());

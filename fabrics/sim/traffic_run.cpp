@@ -78,6 +78,7 @@ void TrafficWorkload::job_done(uint64_t start_ps, uint64_t end_ps, const Collect
               {"bytes", total},
               {"makespan_us", double(makespan) * 1e-6},
               {"goodput_GBps", double(total) / double(makespan) * 1e3},
+              {"mean_rate_GBps", n ? sum / double(n) * 1e3 : 0.0},
               {"fct_min_us", pct(0)},
               {"fct_p50_us", pct(0.5)},
               {"fct_p99_us", pct(0.99)},
@@ -95,8 +96,8 @@ void TrafficWorkload::print(std::ostream& os) const {
                 (unsigned long long)(w.flows.empty() ? 0 : w.flows[0].bytes), spec_.ranks.size(),
                 (unsigned long long)spec_.seed);
   os << buf;
-  os << "# goodput = all flows' bytes / makespan; fct = a flow's start to its last byte "
-        "delivered; jain = fairness of the flows' rates (bytes / fct); GB/s = 1e9 B/s\n#\n";
+  os << "# goodput = all flows' bytes / makespan; a flow's rate = its bytes / its fct (start "
+        "to last byte delivered); jain = fairness of the rates; GB/s = 1e9 B/s\n#\n";
   if (w.flows.size() <= 32) {
     os << "#   flow    src    dst        bytes     fct(us)   rate(GB/s)\n";
     for (size_t i = 0; i < w.flows.size(); ++i) {
@@ -109,9 +110,10 @@ void TrafficWorkload::print(std::ostream& os) const {
   }
   const nlohmann::json& s = summary_;
   std::snprintf(buf, sizeof buf,
-                "# makespan %.2f us, goodput %.2f GB/s; fct min %.2f, p50 %.2f, p99 %.2f, max "
-                "%.2f us; jain %.4f\n",
+                "# makespan %.2f us, goodput %.2f GB/s, mean flow rate %.2f GB/s; fct min %.2f, "
+                "p50 %.2f, p99 %.2f, max %.2f us; jain %.4f\n",
                 s["makespan_us"].get<double>(), s["goodput_GBps"].get<double>(),
+                s["mean_rate_GBps"].get<double>(),
                 s["fct_min_us"].get<double>(), s["fct_p50_us"].get<double>(),
                 s["fct_p99_us"].get<double>(), s["fct_max_us"].get<double>(),
                 s["jain_fairness"].get<double>());
