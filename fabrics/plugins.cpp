@@ -21,6 +21,7 @@ SwitchFeatureKind ualink_class_feature();  // models/ualink/switch_class.cpp
 SwitchFeatureKind nvls_feature();          // models/nvlink/nvls_unit.cpp
 SwitchFeatureKind host_path_feature();     // models/pcie/root_complex.cpp
 SwitchFeatureKind ethernet_mmu_feature();  // models/ethernet/mmu.cpp
+SwitchFeatureKind dragonfly_routing_feature();  // models/ethernet/dragonfly_routing.cpp
 // Device kinds.
 DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
@@ -45,6 +46,7 @@ TopologyKind two_tier_topology();       // fabrics/topologies/two_tier.cpp
 TopologyKind explicit_topology();       // fabrics/topologies/explicit.cpp
 TopologyKind fat_tree_topology();       // fabrics/topologies/fat_tree.cpp
 TopologyKind rail_optimized_topology(); // fabrics/topologies/rail_optimized.cpp
+TopologyKind dragonfly_topology();      // fabrics/topologies/dragonfly.cpp
 }  // namespace topo
 
 void register_builtin_plugins() {
@@ -58,6 +60,7 @@ void register_builtin_plugins() {
     switch_features().add(nvls_feature());
     switch_features().add(host_path_feature());
     switch_features().add(ethernet_mmu_feature());
+    switch_features().add(dragonfly_routing_feature());
     device_kinds().add(endpoint_kind());
     device_kinds().add(switch_kind());
     device_kinds().add(root_complex_kind());
@@ -70,6 +73,7 @@ void register_builtin_plugins() {
     topo::topologies().add(topo::explicit_topology());
     topo::topologies().add(topo::fat_tree_topology());
     topo::topologies().add(topo::rail_optimized_topology());
+    topo::topologies().add(topo::dragonfly_topology());
     workloads().add(allreduce_sweep_workload());
     workloads().add(collective_sweep_workload());
     workloads().add(ddp_step_workload());

@@ -23,7 +23,8 @@ System::System(const SystemSpec& spec) : spec_(spec) {
   for (size_t i = 0; i < g.devices.size(); ++i) {
     const topo::Device& d = g.devices[i];
     const DeviceType& type = spec.type_of(int(i));
-    devices_.push_back(type.kind->create(DeviceBuild{d.name, type, d.endpoint_id, used[i], run}));
+    devices_.push_back(
+        type.kind->create(DeviceBuild{d.name, type, d.endpoint_id, used[i], run, d.coords}));
     if (d.terminal) {
       Endpoint* e = devices_.back()->rank_interface();
       FABRICSIM_ASSERT(e, "device kind '" + type.kind->name + "' is terminal but its model has "

@@ -82,6 +82,7 @@ class Check final : public DeviceCheck {
     }
   }
   const std::string& device() const override { return dev_.name; }
+  const std::vector<int>& coords() const override { return dev_.coords; }
   const DeviceType& type() const override { return s_.device_types.at(dev_.type); }
   const std::vector<Attached>& links() const override { return links_; }
   [[noreturn]] void fail_param(const std::string& key, const std::string& problem,

@@ -64,6 +64,8 @@ enum PacketFlag : uint8_t {
   kTrimOk = 1u << 4,   // its transport handles trimmed packets (a switch may trim it)
   kAckReq = 1u << 5,   // ack request: the receiver acknowledges it at once (the sender's
                        // window is full, or it has nothing more queued)
+  kRouted = 1u << 6,   // a routing feature decided its path at its first switch
+  kVia = 1u << 7,      // it travels to its intermediate destination `via` first (Valiant)
 };
 
 inline bool is_nvls_switch_bound(PacketKind k) {
@@ -132,6 +134,7 @@ class alignas(64) Packet {
   uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it
   uint8_t pend;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
   uint8_t retransmits;     // data: times this PSN was sent before (0: first copy)
+  uint32_t via;            // kVia: the intermediate endpoint a routing feature chose
 
   // Zeroes the third cache line's fields.
   void clear_transport() {
@@ -139,6 +142,7 @@ class alignas(64) Packet {
     psn = ack_psn = sack_base = echo_psn = credit_bytes = 0;
     echo_entropy = pause_quanta = 0;
     echo_flags = pend = retransmits = 0;
+    via = 0;
   }
 
   uint32_t last_packet_payload() const {

@@ -70,7 +70,7 @@ DeviceKind ethernet_switch_kind() {
       "An Ethernet switch: output-queued frame with traffic classes (strict or DWRR), ECMP or "
       "adaptive load balancing, shared buffer with dynamic thresholds, ECN/WRED, PFC and "
       "trimming (in `device_types:`).",
-      {"ethernet"}, ethernet_frame_params());
+      {"ethernet", "dragonfly"}, ethernet_frame_params());
 }
 
 }  // namespace fabricsim

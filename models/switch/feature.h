@@ -74,6 +74,10 @@ class SwitchFrame {
   // Pauses the transmitter of `port` for priority `prio` until `until_ps` (a PFC pause
   // frame received on it; until_ps = now resumes).
   void pause_port(int port, uint8_t prio, uint64_t until_ps) const;
+  // The topology generator's coordinates of this switch (empty if it gave none).
+  const std::vector<int>& coords() const;
+  // The frame's choice (adaptive or hash) among this switch's routes to endpoint `dst`.
+  int route_toward(int in, const Packet& p, uint32_t dst) const;
 
  private:
   Switch* sw_ = nullptr;
@@ -85,7 +89,8 @@ class SwitchFeature : public Wakeable {
   enum Hook : unsigned {
     kAfterCrossbar = 1u << 0,
     kEgressAdmission = 1u << 1,
-    kEgressDeparture = 1u << 2
+    kEgressDeparture = 1u << 2,
+    kRoute = 1u << 3
   };
   enum class Admission { kAccept, kDrop };
 
@@ -133,6 +138,14 @@ class SwitchFeature : public Wakeable {
   virtual Admission admit(int out, Packet& p) {
     (void)out, (void)p;
     return Admission::kAccept;
+  }
+
+  // Routing (kRoute; one feature at most): the egress port for `p`, which arrived on `in`
+  // (its head is here), or -1 for the frame's own choice among the routes to p.dst. The
+  // feature may rewrite header fields (a Valiant intermediate destination).
+  virtual int route(int in, Packet& p) {
+    (void)in, (void)p;
+    return -1;
   }
 
   // Egress departure (kEgressDeparture): the transmitter of `out` has taken `p` from its

@@ -36,7 +36,8 @@ void OutputQueuedSwitch::rx_arrive(int in, Packet* p) {
     return;
   }
   const uint64_t t = Port::now();
-  p->route_port = select_route(in, *p);
+  const int r = router_ ? router_->route(in, *p) : -1;
+  p->route_port = r >= 0 ? r : select_route(in, *p);
   // The MAC's receive buffer frees when the tail is in (credits: none to speak of on
   // Ethernet links, whose receive buffer only has to hold a frame).
   ports_[in]->release_rx(p, p->tail_ps > t ? p->tail_ps - t : 0);

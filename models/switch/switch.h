@@ -90,7 +90,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void xbar_method();
   void transfer(int in, int out, uint64_t t);
   uint64_t xbar_ps(int out, uint64_t bytes) const;
-  int select_route(int in, const Packet& p);
+  int select_route(int in, const Packet& p) { return select_toward(in, p, p.dst); }
+  // The equal-cost choice among the routes to endpoint `dst` (p.dst, or a routing
+  // feature's intermediate destination).
+  int select_toward(int in, const Packet& p, uint32_t dst);
   void enqueue(int in, Packet* p);
   enum : uint32_t { kXbar };
   // A feature's transaction into egress queue `out` (SwitchFrame::emit).
@@ -129,6 +132,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<SwitchFeature*> after_xbar_;            // features with kAfterCrossbar
   std::vector<SwitchFeature*> admission_;             // features with kEgressAdmission
   std::vector<SwitchFeature*> departure_;             // with kEgressDeparture (output-queued)
+  SwitchFeature* router_ = nullptr;                   // with kRoute (output-queued)
 };
 
 }  // namespace fabricsim

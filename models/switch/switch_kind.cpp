@@ -83,6 +83,7 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
     }
     SwitchParams sp = b.type.get<SwitchParams>();
     sp.seed = b.run.seed;
+    sp.coords = b.coords;
     if (sp.input_queues == "output")
       return std::make_unique<OutputQueuedSwitch>(b.name.c_str(), b.name, sp, b.used_ports,
                                                   std::move(parts));

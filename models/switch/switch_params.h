@@ -32,6 +32,7 @@ struct SwitchParams {
   uint64_t seed = 0;                  // global seed: features' and the hash's streams
   bool salted_hash = false;           // hash routing salted per switch (Rng(seed, name)), so
                                       // tiers of one fabric do not all pick alike
+  std::vector<int> coords;            // the topology generator's coordinates of the switch
 };
 
 }  // namespace fabricsim
