@@ -1,0 +1,204 @@
+// System tests of scale-out over Ethernet on the shipped configs (docs/scaleout.md): incast
+// with NSCC, with DCQCN over PFC and without congestion control on a lossy switch; the
+// permutation with spraying against single-path ECMP; the packet ledger; determinism; the
+// rail-optimised cluster's NIC-bound ring per NIC; dragonfly routing. Sizes are cut so the
+// file runs in about a minute of CPU; the full figures are docs/scaleout.md's commands.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/system/system_util.h"
+
+using namespace fabricsim::systest;
+using nlohmann::json;
+
+namespace {
+
+// Payload line rate of a 400G Ethernet port with the configs' framing: 4032 B of payload
+// in 4138 B on the wire (86 B of headers and FCS, 20 B of preamble and gap).
+constexpr double kLineGBps = 50.0 * 4032.0 / 4138.0;
+
+json run_ok(std::vector<std::string> args, const std::string& name) {
+  args.push_back("--quiet");
+  RunResult r = run_fabricsim(args, fresh_dir(name));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  if (r.exit_code != 0) return json();
+  expect_accounting_clean(r.results);
+  return r.results;
+}
+
+std::vector<std::string> ft(std::vector<std::string> sets) {
+  std::vector<std::string> a{"run", source("configs/eth_fat_tree_128.yaml")};
+  for (const std::string& s : sets) a.insert(a.end(), {"--set", s});
+  return a;
+}
+
+uint64_t sum_stat(const json& r, const std::string& key) {
+  uint64_t n = 0;
+  for (const auto& [name, s] : r["stats"].items())
+    if (s.contains(key) && s[key].is_number_unsigned()) n += s[key].get<uint64_t>();
+  return n;
+}
+
+// Every packet accounted: injected = received + dropped, with the ledger's own totals.
+void expect_ledger_balanced(const json& r) {
+  ASSERT_TRUE(r["checks"].contains("packet_ledger"));
+  const json& l = r["checks"]["packet_ledger"];
+  uint64_t dropped = 0;
+  for (const auto& [reason, n] : l["dropped"].items()) dropped += n.get<uint64_t>();
+  EXPECT_EQ(l["injected"].get<uint64_t>(), l["received"].get<uint64_t>() + dropped);
+}
+
+double stat_of(const json& r, const std::string& name, const std::string& key) {
+  return r["stats"][name][key].get<double>();
+}
+
+}  // namespace
+
+// Acceptance 1, NSCC. Goodput >= 95% of the payload line rate: a window-based sender that
+// holds the receiver's port busy except for the first RTT (~10 us of 335 us at N = 8) and
+// the drain of the last windows. Jain >= 0.95 over the senders' rates. The receiver's queue
+// is bounded by early trimming: trim_threshold (512 KiB) of data plus the trimmed headers
+// and acks of the control queue; 1 MiB is the bound checked. Measured N = 8: 47.82 GB/s
+// (98.1%), jain 0.990, queue 525 KB; N = 32: 47.80 GB/s, jain 0.964, 542 KB.
+TEST(EthernetIncast, NsccKeepsLineRateFairAndTheQueueBounded) {
+  for (const char* n : {"8", "32"}) {
+    const json r = run_ok(ft({std::string("workload.senders=") + n}), std::string("nscc") + n);
+    ASSERT_FALSE(r.is_null());
+    const json& s = r["traffic"];
+    RecordProperty(std::string("goodput_GBps_") + n, std::to_string(s["goodput_GBps"].get<double>()));
+    EXPECT_GE(s["goodput_GBps"].get<double>(), 0.95 * kLineGBps) << n;
+    EXPECT_LE(s["goodput_GBps"].get<double>(), kLineGBps) << n;
+    EXPECT_GE(s["jain_fairness"].get<double>(), 0.95) << n;
+    EXPECT_LE(stat_of(r, "leaf0.port[0]", "queue_depth_max_bytes"), 1024.0 * 1024.0) << n;
+    EXPECT_GT(stat_of(r, "leaf0", "trims") + stat_of(r, "leaf0", "ecn_marks"), 0) << n;
+    expect_ledger_balanced(r);
+  }
+}
+
+// Acceptance 1, N = 128 (a 3-tier tree of radix 16, 192 hosts, so that 128 senders fit
+// beside the receiver). Same thresholds. Measured 47.7 GB/s, jain 0.99.
+TEST(EthernetIncast, Nscc128To1) {
+  const json r = run_ok(ft({"workload.senders=128", "topology.radix=16", "topology.hosts=192",
+                            "device_types.eth_switch.ports=16"}),
+                        "nscc128");
+  ASSERT_FALSE(r.is_null());
+  const json& s = r["traffic"];
+  EXPECT_GE(s["goodput_GBps"].get<double>(), 0.95 * kLineGBps);
+  EXPECT_GE(s["jain_fairness"].get<double>(), 0.95);
+  EXPECT_EQ(s["flows"].get<uint64_t>(), 128u);
+}
+
+// Acceptance 1, DCQCN over PFC: lossless (no drop, no trim), and both mechanisms at work:
+// pause frames sent and received with paused time, ECN marks and CNPs.
+TEST(EthernetIncast, DcqcnOverPfcPausesAndMarks) {
+  const json r = run_ok(ft({"topology.nic_type=roce", "workload.senders=32"}), "dcqcn");
+  ASSERT_FALSE(r.is_null());
+  EXPECT_GT(sum_stat(r, "pause_frames_sent"), 0u);
+  EXPECT_GT(sum_stat(r, "pause_frames_rx"), 0u);
+  EXPECT_GT(sum_stat(r, "ecn_marks"), 0u);
+  uint64_t cnps = 0, paused = 0;
+  for (const auto& [name, s] : r["stats"].items()) {
+    if (s.contains("roce")) cnps += s["roce"]["cnps_received"].get<uint64_t>();
+    if (s.contains("paused_ps")) paused += s["paused_ps"]["3"].get<uint64_t>();
+  }
+  EXPECT_GT(cnps, 0u);
+  EXPECT_GT(paused, 0u);
+  const json& l = r["checks"]["packet_ledger"];
+  EXPECT_TRUE(l["dropped"].empty());
+  EXPECT_EQ(l["trimmed"].get<uint64_t>(), 0u);
+  EXPECT_GE(r["traffic"]["goodput_GBps"].get<double>(), 0.9 * kLineGBps);
+}
+
+// Acceptance 1 and 5, no congestion control on a lossy switch (no trimming): drops with a
+// reason, retransmissions by cause, every message delivered, every packet in the ledger.
+TEST(EthernetIncast, NoCcOnALossySwitchDropsRetransmitsAndCompletes) {
+  const json r = run_ok(ft({"workload.senders=32", "device_types.uec.cc=none",
+                            "device_types.eth_switch.trimming=false"}),
+                        "nocc");
+  ASSERT_FALSE(r.is_null());
+  const json& l = r["checks"]["packet_ledger"];
+  EXPECT_GT(l["dropped"]["dt_threshold"].get<uint64_t>(), 0u);
+  uint64_t rtx = 0;
+  for (const auto& [cause, n] : l["retransmitted"].items()) rtx += n.get<uint64_t>();
+  EXPECT_GE(rtx, l["dropped"]["dt_threshold"].get<uint64_t>());
+  expect_ledger_balanced(r);
+  EXPECT_EQ(r["rows"].size(), 32u);  // every flow completed
+}
+
+// Acceptance 2 (short version): a permutation of 2 MB flows; spraying keeps the mean flow
+// rate high, single-path ECMP loses to hash collisions (flows sharing a link). Measured:
+// REPS 41.0 GB/s mean flow rate (84% of line; 2 MB flows spend ~10% in their first RTT),
+// oblivious 39.6, ECMP 24.4 with a p99 FCT 3.4 x REPS's. docs/scaleout.md has the 16 MB
+// run (REPS 94% of bisection).
+TEST(EthernetPermutation, SprayingBeatsSinglePathEcmp) {
+  std::map<std::string, json> s;
+  for (const char* mode : {"reps", "oblivious", "ecmp"}) {
+    const json r = run_ok(ft({"workload={type: permutation, bytes: 2MB}",
+                              std::string("device_types.uec.spraying=") + mode}),
+                          std::string("perm_") + mode);
+    ASSERT_FALSE(r.is_null());
+    s[mode] = r["traffic"];
+    expect_ledger_balanced(r);
+  }
+  for (const char* mode : {"reps", "oblivious"})
+    EXPECT_GE(s[mode]["mean_rate_GBps"].get<double>(), 0.75 * kLineGBps) << mode;
+  EXPECT_LT(s["ecmp"]["mean_rate_GBps"].get<double>(), 0.8 * s["reps"]["mean_rate_GBps"].get<double>());
+  EXPECT_GT(s["ecmp"]["fct_p99_us"].get<double>(), 1.5 * s["reps"]["fct_p99_us"].get<double>());
+}
+
+// Same config and seed: byte-identical results (ECN marking, hashing, spraying and the
+// permutation all draw from per-component streams); another seed moves them.
+TEST(EthernetDeterminism, SameSeedSameResults) {
+  const std::vector<std::string> a = ft({"workload={type: permutation, bytes: 256KB}"});
+  const json x = run_ok(a, "det_a"), y = run_ok(a, "det_b");
+  std::vector<std::string> b = a;
+  b.insert(b.end(), {"--seed", "2"});
+  const json z = run_ok(b, "det_c");
+  ASSERT_FALSE(x.is_null() || y.is_null() || z.is_null());
+  EXPECT_EQ(x["rows"], y["rows"]);
+  EXPECT_EQ(x["stats"], y["stats"]);
+  EXPECT_NE(x["rows"], z["rows"]);
+}
+
+// Acceptance 4 (2-node version of the cluster): the flat rail-aligned ring is NIC-bound;
+// busbw per NIC = busbw / 8 (docs/collectives.md "Case 5") within the published 46-48 GB/s
+// +-7% on Ultra Ethernet and RoCE, below the Ethernet payload line rate.
+TEST(EthernetCluster, RingIsNicBoundAtThePublishedRatePerNic) {
+  for (const char* so : {"uec", "roce"}) {
+    const json r = run_ok({"run", source("configs/32x_dgx_h100_rail.yaml"), "--set",
+                           std::string("topology.scale_out=") + so, "--set", "topology.nodes=2",
+                           "--set", "topology.spines=0", "--set", "topology.uplinks_per_rail=0",
+                           "--set", "workload.min_bytes=64MiB", "--set",
+                           "workload.max_bytes=64MiB", "--set",
+                           "simulation.aggregate_min_message=16KiB"},
+                          std::string("ring_") + so);
+    ASSERT_FALSE(r.is_null());
+    const double per_nic = row_of(r, 64ull << 20)["busbw_GBps"].get<double>() / 8.0;
+    RecordProperty(std::string("busbw_per_nic_") + so, std::to_string(per_nic));
+    EXPECT_GE(per_nic, 46.0 * 0.93) << so;
+    EXPECT_LE(per_nic, kLineGBps) << so;
+  }
+}
+
+// Dragonfly (a 9-group version of the 1,056-host config): Valiant and UGAL take non-minimal
+// paths (counted at the source routers), minimal takes none; all complete and balance.
+TEST(EthernetDragonfly, ValiantAndUgalTakeNonMinimalPaths) {
+  for (const char* routing : {"minimal", "valiant", "ugal"}) {
+    const json r = run_ok({"run", source("configs/eth_dragonfly_1056.yaml"), "--set",
+                           "topology.groups=9", "--set", std::string("device_types.router.routing=") + routing,
+                           "--set", "workload.bytes=256KB"},
+                          std::string("df_") + routing);
+    ASSERT_FALSE(r.is_null());
+    uint64_t valiant = 0;
+    for (const auto& [name, s] : r["stats"].items())
+      if (s.contains("dragonfly")) valiant += s["dragonfly"]["valiant_paths"].get<uint64_t>();
+    if (std::string(routing) == "minimal")
+      EXPECT_EQ(valiant, 0u);
+    else
+      EXPECT_GT(valiant, 0u) << routing;
+    EXPECT_EQ(r["rows"].size(), 9u * 32u);
+  }
+}
