@@ -37,11 +37,14 @@ void Dcqcn::decrease(uint64_t at) {
 }
 
 void Dcqcn::on_cnp(uint64_t now) {
-  if (!active_) {
+  if (!active_) {  // the first CNP starts the timers
     active_ = true;
     next_decrease_ = now;
+    next_alpha_ = now + p_.alpha_timer_ps;
+    next_rate_ = now + p_.rate_timer_ps;
+  } else {
+    advance(now);
   }
-  advance(now);
   ++cnps_;
   alpha_ = (1 - p_.g) * alpha_ + p_.g;
   next_alpha_ = now + p_.alpha_timer_ps;  // alpha decays only in periods without a CNP

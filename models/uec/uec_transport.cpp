@@ -125,9 +125,11 @@ Packet* UecTransport::produce(Conn& c) {
   if (c.newq.empty() || !may_send(c, c.newq.front()->payload_bytes)) return nullptr;
   Packet* p = c.newq.pop();
   c.queued_bytes -= p->payload_bytes;
-  // Ack request (the PDS AR flag): the window closes behind it, or nothing follows it, so
-  // the receiver must not wait for ack_bytes to accumulate.
-  if (c.newq.empty() || c.inflight + p->payload_bytes + c.newq.front()->payload_bytes > window(c))
+  // Ack request (the PDS AR flag): the window closes behind it, or less than ack_bytes
+  // follows it, so the receiver must not wait for ack_bytes to accumulate (else a lost
+  // last packet would leave the ones before it unacknowledged until their timeout).
+  if (c.queued_bytes < nic_.params().ack_bytes ||
+      c.inflight + p->payload_bytes + c.newq.front()->payload_bytes > window(c))
     p->flags |= kAckReq;
   p->psn = c.next_psn++;
   p->entropy = c.ev.next(now);
