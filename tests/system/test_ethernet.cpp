@@ -5,7 +5,9 @@
 // file runs in about a minute of CPU; the full figures are docs/scaleout.md's commands.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -202,3 +204,61 @@ TEST(EthernetDragonfly, ValiantAndUgalTakeNonMinimalPaths) {
     EXPECT_EQ(r["rows"].size(), 9u * 32u);
   }
 }
+
+// Strict priority: h1's flow on class 3 takes the receiver's port, h2's on class 1 waits
+// (h1 finishes in about the time it would alone); DWRR with equal weights shares the port
+// (both finish late, together).
+TEST(EthernetSwitchRuns, StrictPriorityVersusDwrr) {
+  auto fcts = [&](const std::string& sched) {
+    std::ostringstream y;
+    y << "name: classes\nseed: 1\nsimulation: {aggregate_bytes: 0B, time_limit: 100ms}\n"
+      << "link_types:\n"
+      << "  eth: {protocol: ethernet, lanes: 4, lane_rate: 100Gb/s, framing: frame, "
+         "header_bytes: 86B, min_frame_bytes: 64B, gap_bytes: 20B, packet_payload: 4032B, "
+         "latency: 200ns, rx_buffer: 1MiB}\n"
+      << "  pcie: {protocol: pcie, lanes: 16, lane_rate: 32Gb/s, framing: frame, header_bytes: "
+         "24B, packet_payload: 4096B, latency: 100ns, rx_buffer: 64KiB}\n"
+      << "device_types:\n"
+      << "  gpu: {type: endpoint, protocol: pcie, ports: 1, memory_bandwidth: 3000GB/s}\n"
+      << "  lo: {type: uec_nic, cc: none, traffic_class: 1}\n"
+      << "  hi: {type: uec_nic, cc: none, traffic_class: 3}\n"
+      << "  esw: {type: ethernet_switch, ports: 4, pipeline_latency: 300ns, egress_scheduler: "
+      << sched << "}\n"
+      << "topology:\n  type: explicit\n"
+      << "  devices: {h0: gpu, h1: gpu, h2: gpu, n0: lo, n1: hi, n2: lo, sw: esw}\n"
+      << "  links:\n";
+    for (int i = 0; i < 3; ++i)
+      y << "    - {a: \"h" << i << ".port[0]\", b: \"n" << i << ".port[0]\", type: pcie}\n"
+        << "    - {a: \"n" << i << ".port[1]\", b: \"sw.port[" << i << "]\", type: eth}\n";
+    y << "workload: {type: incast, senders: 2, receiver: 0, bytes: 1MB}\n";
+    const std::string file = fresh_dir(std::string("classes_") + sched) + ".yaml";
+    std::ofstream(file) << y.str();
+    const json j = run_ok({"run", file}, std::string("classes_") + sched);
+    return std::pair<double, double>{j["rows"][0]["fct_us"].get<double>(),
+                                     j["rows"][1]["fct_us"].get<double>()};
+  };
+  const auto strict = fcts("strict"), dwrr = fcts("dwrr");
+  // Alone, 1 MB at 48.7 GB/s takes ~21 us (+ a few us of latency); together ~42 us.
+  EXPECT_LT(strict.first, 0.65 * strict.second);  // h1 (class 3) well ahead of h2
+  EXPECT_GT(dwrr.first, 0.85 * dwrr.second);       // shared: close to each other
+  EXPECT_GT(dwrr.first, 1.4 * strict.first);       // and h1 slower than under strict
+}
+
+// ECMP hashes a connection (spraying: ecmp, one entropy) onto one uplink; oblivious spraying
+// spreads its packets over all four (the config as a 2-tier tree of radix 8: 2 leaves of 4
+// hosts, 4 spines; rank 0 sends to rank 7 on the other leaf).
+TEST(EthernetSwitchRuns, EcmpPinsAFlowObliviousSpraysIt) {
+  auto uplinks_used = [&](const std::string& mode) {
+    const json j = run_ok(ft({"topology.tiers=2", "topology.oversubscription=[1]",
+                              "topology.hosts=8", "workload.senders=1", "workload.receiver=7",
+                              "device_types.uec.spraying=" + mode}),
+                          "ecmp_" + mode);
+    int used = 0;
+    for (int s = 0; s < 4; ++s)
+      used += j["stats"]["leaf1.port[" + std::to_string(4 + s) + "]"]["rx_packets"].get<uint64_t>() > 0;
+    return used;
+  };
+  EXPECT_EQ(uplinks_used("ecmp"), 1);
+  EXPECT_EQ(uplinks_used("oblivious"), 4);
+}
+
