@@ -38,12 +38,25 @@ class PsnWindow {
     if (off >= capacity()) return false;
     return word_const(off) >> ((first_bit_ + off) & 63) & 1;
   }
-  // Bit i = psn base + i arrived, for 64 PSNs from `base` (>= cum() - 63).
+  // Bit i = psn base + i arrived, for 64 PSNs from `base` (>= cum() - 63): PSNs below cum()
+  // are ones, the rest read from the bitmap's words (two at most).
   uint64_t bits(uint32_t base) const {
-    uint64_t b = 0;
-    for (uint32_t i = 0; i < 64; ++i)
-      if (has(base + i)) b |= 1ull << i;
-    return b;
+    uint64_t below = 0;  // PSNs base .. cum - 1
+    uint32_t n = 0;
+    if (base < cum_) {
+      n = std::min<uint32_t>(64, cum_ - base);
+      below = n == 64 ? ~0ull : (1ull << n) - 1;
+      if (n == 64) return below;
+    }
+    const uint32_t off = base + n - cum_;  // first PSN past cum to read, relative to cum
+    uint64_t above = 0;
+    if (!words_.empty() && off < capacity()) {
+      const uint64_t l = (first_bit_ & 63) + off;  // logical bit from the first word
+      const size_t w = size_t(l / 64), sh = size_t(l % 64), nw = words_.size();
+      above = words_[(first_word_ + w) % nw] >> sh;
+      if (sh && w + 1 < nw) above |= words_[(first_word_ + w + 1) % nw] << (64 - sh);
+    }
+    return below | (above << n);
   }
   // Out-of-order PSNs held above cum().
   uint32_t held() const { return held_; }

@@ -12,7 +12,8 @@ OutputQueuedSwitch::OutputQueuedSwitch(sc_core::sc_module_name n, std::string di
       qbytes_(q_.size(), 0),
       sel_(size_t(p.ports), -1),
       cur_(size_t(p.ports), 0),
-      deficit_(q_.size(), 0) {
+      deficit_(q_.size(), 0),
+      nonempty_(size_t(p.ports), 0) {
   FABRICSIM_ASSERT(p.input_queues == "output", "OutputQueuedSwitch needs input_queues: output");
   for (int c = 0; c < ncls_; ++c) {
     const int64_t w = size_t(c) < p.class_weights.size() ? p.class_weights[size_t(c)] : 1;
@@ -57,8 +58,10 @@ void OutputQueuedSwitch::emit(int out, Packet* p) {
 }
 
 void OutputQueuedSwitch::push(int out, Packet* p, uint64_t t) {
-  const size_t q = size_t(out) * nq_ + size_t(queue_of(*p));
+  const int c = queue_of(*p);
+  const size_t q = size_t(out) * nq_ + size_t(c);
   q_[q].push(p);
+  if (c < ncls_) nonempty_[size_t(out)] |= 1u << c;
   qbytes_[q] += p->payload_bytes;
   egress_bytes_[out] += p->payload_bytes;
   ports_[out]->queue_stat().set(t, egress_bytes_[out]);
@@ -75,44 +78,43 @@ Packet* OutputQueuedSwitch::tx_peek(int port) {
     sel = ncls_;
     return q_[base + ncls_].front();
   }
+  // The waiting classes, less those whose head's priority is paused.
   const Port& pt = *ports_[port];
-  int eligible = 0;
+  uint32_t eligible = nonempty_[size_t(port)];
   uint64_t first_end = UINT64_MAX;
-  for (int c = ncls_ - 1; c >= 0; --c) {
-    const Fifo<Packet*>& f = q_[base + c];
-    if (f.empty()) continue;
-    if (!pt.paused(f.front()->tc)) {
-      if (!dwrr_) {
-        sel = c;
-        return f.front();
-      }
-      ++eligible;
-    } else {
-      first_end = std::min(first_end, pt.paused_until(f.front()->tc));
+  for (uint32_t m = eligible; m; m &= m - 1) {
+    const int c = __builtin_ctz(m);
+    const uint8_t prio = q_[base + size_t(c)].front()->tc;
+    if (pt.paused(prio)) {
+      eligible &= ~(1u << c);
+      first_end = std::min(first_end, pt.paused_until(prio));
     }
   }
-  if (eligible == 0) {
+  if (!eligible) {
     sel = -1;
     if (first_end != UINT64_MAX) Scheduler::instance().set(resume_[size_t(port)], first_end);
     return nullptr;
   }
+  if (!dwrr_) {  // strict: the highest eligible class
+    sel = 31 - __builtin_clz(eligible);
+    return q_[base + size_t(sel)].front();
+  }
   // DWRR: the pointer stays on a class while its deficit covers its head; moving on grants
-  // the next class a quantum; empty and paused classes keep no deficit. Ends because an
-  // eligible class gains a quantum on every visit.
+  // the next class a quantum; ineligible (empty or paused) classes keep no deficit. Ends
+  // because an eligible class gains a quantum on every visit.
   int& cur = cur_[port];
   for (;;) {
-    const Fifo<Packet*>& f = q_[base + cur];
-    int64_t& d = deficit_[base + cur];
-    if (!f.empty() && !pt.paused(f.front()->tc)) {
-      if (d >= int64_t(f.front()->payload_bytes)) {
+    int64_t& d = deficit_[base + size_t(cur)];
+    if (eligible >> cur & 1) {
+      if (d >= int64_t(q_[base + size_t(cur)].front()->payload_bytes)) {
         sel = cur;
-        return f.front();
+        return q_[base + size_t(cur)].front();
       }
     } else {
       d = 0;
     }
     cur = (cur + 1) % ncls_;
-    deficit_[base + cur] += quantum_[size_t(cur)];
+    deficit_[base + size_t(cur)] += quantum_[size_t(cur)];
   }
 }
 
@@ -122,6 +124,7 @@ void OutputQueuedSwitch::tx_pop(int port, Packet* p) {
   FABRICSIM_ASSERT(c >= 0 && !q_[i].empty() && q_[i].front() == p,
                    display_name_ + ": popped a packet that was not offered");
   q_[i].pop();
+  if (c < ncls_ && q_[i].empty()) nonempty_[size_t(port)] &= ~(1u << c);
   qbytes_[i] -= p->payload_bytes;
   if (dwrr_ && c < ncls_) deficit_[i] = q_[i].empty() ? 0 : deficit_[i] - p->payload_bytes;
   egress_bytes_[port] -= p->payload_bytes;

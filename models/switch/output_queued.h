@@ -47,6 +47,7 @@ class OutputQueuedSwitch final : public Switch {
   std::vector<int> cur_;             // [port] DWRR pointer (a data class)
   std::vector<int64_t> deficit_;     // [port * nq_ + queue] DWRR deficit, payload bytes
   std::vector<int64_t> quantum_;     // [class] DWRR quantum, payload bytes
+  std::vector<uint32_t> nonempty_;   // [port] bit c: data class c has packets
   std::vector<Alarm> resume_;        // [port] wake-up at the end of a pause
 };
 

@@ -145,3 +145,35 @@ TEST(Spraying, ObliviousRoundRobinsAndEcmpStays) {
 
 }  // namespace
 }  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The SACK words against a bit-by-bit reading, across word boundaries and below cum.
+TEST(PsnWindow, SackWordsMatchBitByBit) {
+  PsnWindow w;
+  uint64_t x = 88172645463325252ull;
+  for (int k = 0; k < 400; ++k) {  // sparse: holes, cum stays low
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    w.receive(uint32_t(x % 700));
+  }
+  ASSERT_GT(w.held(), 100u);
+  ASSERT_LT(w.cum(), 50u);
+  for (uint32_t base = w.cum() > 63 ? w.cum() - 63 : 0; base < w.cum() + 400; ++base) {
+    uint64_t slow = 0;
+    for (uint32_t i = 0; i < 64; ++i)
+      if (w.has(base + i)) slow |= 1ull << i;
+    ASSERT_EQ(w.bits(base), slow) << base;
+  }
+  // And once the holes fill, across the ring's re-laid words.
+  for (uint32_t p = 0; p < 700; p += 3) w.receive(p);
+  for (uint32_t base = w.cum() > 63 ? w.cum() - 63 : 0; base < w.cum() + 300; ++base) {
+    uint64_t slow = 0;
+    for (uint32_t i = 0; i < 64; ++i)
+      if (w.has(base + i)) slow |= 1ull << i;
+    ASSERT_EQ(w.bits(base), slow) << base;
+  }
+}
+
+}  // namespace
+}  // namespace fabricsim
