@@ -5,7 +5,8 @@
 // links (the "numbers close": groups - 1 must divide a x h). Router ports: hosts first, then
 // local links (to the other routers in order), then global links. Routing (minimal, Valiant,
 // UGAL) is the routers' dragonfly feature (models/ethernet/dragonfly_routing.cpp), which
-// reads the coordinates given here: {group, groups, endpoints per group}.
+// reads the coordinates given here: {group, groups, endpoints per group, router, routers,
+// hosts, global links} (and this wiring rule).
 // Names: g<G>_r<R>, hosts h<i> (and nic<i>), host i on router i / hosts; ranks in host order.
 #include "fabrics/topologies/hosts.h"
 
@@ -50,7 +51,7 @@ void build(const cfg::Params& p, Builder& b) {
   for (int G = 0; G < g; ++G)
     for (int r = 0; r < a; ++r) {
       const int dev = b.add_device("g" + std::to_string(G) + "_r" + std::to_string(r),
-                                   p.str("router_type"), t, "topology", {G, g, epg});
+                                   p.str("router_type"), t, "topology", {G, g, epg, r, a, hpr, h});
       router.push_back(dev);
       for (int k = 0; k < hpr; ++k)
         b.add_link(add_host(b, hs, (G * a + r) * hpr + k, site), {dev, k}, lt, site);

@@ -2,7 +2,7 @@
 // classic stress patterns), run as one job by fabrics/sim/traffic_run.h.
 //  * incast: `senders` ranks each send `bytes` to one receiver, all at once;
 //  * permutation: every rank sends `bytes` to another rank and receives from one (a random
-//    derangement drawn from Rng(seed, "permutation")).
+//    derangement drawn from Rng(seed, "permutation"), or a fixed shift).
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/rng.h"
@@ -78,15 +78,28 @@ WorkloadKind permutation_workload() {
   k.name = "permutation";
   k.summary =
       "Permutation: every rank sends `bytes` to one other rank and receives from one (a random "
-      "derangement from the seed), all at once; reports flow completion times and the "
-      "aggregate goodput.";
+      "derangement from the seed, or rank + shift), all at once; reports flow completion "
+      "times and the aggregate goodput.";
   k.traffic = true;
   k.params = {param("bytes", K::kBytes, "2MB", "bytes", "Bytes each rank sends.", 1),
+              param("shift", K::kInt, "0", "ranks",
+                    "0: a random derangement; s > 0: rank r sends to r + s (mod ranks), e.g. "
+                    "the hosts of one dragonfly group to the next group (adversarial).",
+                    0, 1 << 20),
               ranks_param()};
   k.parse = [](const cfg::Params& p, const cfg::Params& sim, SystemSpec& s) {
     common(p, sim, s);
     const int n = int(s.ranks.size());
     if (n < 2) p.fail("ranks", "a permutation needs at least 2 ranks", "use more ranks");
+    const int shift = int(p.integer("shift"));
+    if (shift > 0) {
+      if (shift % n == 0)
+        p.fail("shift", "shift " + std::to_string(shift) + " maps every rank to itself",
+               "use a shift that is not a multiple of the " + std::to_string(n) + " ranks");
+      for (int i = 0; i < n; ++i)
+        s.workload.flows.push_back(Flow{i, (i + shift) % n, p.bytes("bytes"), 0});
+      return;
+    }
     // A uniform random derangement: shuffle until no rank maps to itself (expected e tries).
     Rng rng(s.seed, "permutation");
     std::vector<int> to(static_cast<size_t>(n));

@@ -134,7 +134,7 @@ class alignas(64) Packet {
   uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it
   uint8_t pend;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
   uint8_t retransmits;     // data: times this PSN was sent before (0: first copy)
-  uint32_t via;            // kVia: the intermediate endpoint a routing feature chose
+  uint32_t via;            // kVia: the intermediate group a routing feature chose
 
   // Zeroes the third cache line's fields.
   void clear_transport() {

@@ -76,8 +76,6 @@ class SwitchFrame {
   void pause_port(int port, uint8_t prio, uint64_t until_ps) const;
   // The topology generator's coordinates of this switch (empty if it gave none).
   const std::vector<int>& coords() const;
-  // The frame's choice (adaptive or hash) among this switch's routes to endpoint `dst`.
-  int route_toward(int in, const Packet& p, uint32_t dst) const;
 
  private:
   Switch* sw_ = nullptr;

@@ -118,13 +118,13 @@ uint64_t Switch::xbar_ps(int out, uint64_t bytes) const {
   return transfer_ps(bytes, xbar_rate_bps_[out]);
 }
 
-int Switch::select_toward(int in, const Packet& p, uint32_t dst) {
-  FABRICSIM_ASSERT(dst < routes_.size() && !routes_[dst].empty(),
-                   display_name_ + ": no route to endpoint " + std::to_string(dst));
-  const std::vector<int>& c = routes_[dst];
+int Switch::select_route(int in, const Packet& p) {
+  FABRICSIM_ASSERT(p.dst < routes_.size() && !routes_[p.dst].empty(),
+                   display_name_ + ": no route to endpoint " + std::to_string(p.dst));
+  const std::vector<int>& c = routes_[p.dst];
   if (c.size() == 1) return c[0];
   if (!adaptive_) {
-    uint64_t h = (uint64_t(p.src) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(dst) << 32) ^ p.entropy ^
+    uint64_t h = (uint64_t(p.src) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(p.dst) << 32) ^ p.entropy ^
                  hash_salt_;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
@@ -337,10 +337,6 @@ void SwitchFrame::pause_port(int port, uint8_t prio, uint64_t until_ps) const {
 }
 
 const std::vector<int>& SwitchFrame::coords() const { return sw_->params_.coords; }
-
-int SwitchFrame::route_toward(int in, const Packet& p, uint32_t dst) const {
-  return sw_->select_toward(in, p, dst);
-}
 
 nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;

@@ -90,10 +90,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void xbar_method();
   void transfer(int in, int out, uint64_t t);
   uint64_t xbar_ps(int out, uint64_t bytes) const;
-  int select_route(int in, const Packet& p) { return select_toward(in, p, p.dst); }
-  // The equal-cost choice among the routes to endpoint `dst` (p.dst, or a routing
-  // feature's intermediate destination).
-  int select_toward(int in, const Packet& p, uint32_t dst);
+  int select_route(int in, const Packet& p);
   void enqueue(int in, Packet* p);
   enum : uint32_t { kXbar };
   // A feature's transaction into egress queue `out` (SwitchFrame::emit).

@@ -135,7 +135,7 @@ TEST(DragonflyGenerator, EveryPairOfGroupsLinkedEqually) {
   EXPECT_EQ(pairs.size(), 10u);
   for (const auto& kv : pairs) EXPECT_EQ(kv.second, 1);
   EXPECT_EQ(s.graph.devices[size_t(s.graph.by_name.at("g3_r1"))].coords,
-            (std::vector<int>{3, 5, 4}));
+            (std::vector<int>{3, 5, 4, 1, 2, 2, 2}));
 }
 
 TEST(DragonflyGenerator, NumbersThatDoNotCloseAreRefused) {
