@@ -35,9 +35,9 @@ void EthernetMmu::attached() {
   port_.assign(size_t(n), PortCounters());
 }
 
-// A link partner's pause frame: this switch's transmitter on `in` stops that priority.
+// A link partner's pause frame: this switch's transmitter on `in` stops that priority. (The
+// output-queued frame's ports are credit-free: nothing to release.)
 void EthernetMmu::arrive(int in, Packet* p) {
-  frame().release_rx(in, p, 0);
   frame().pause_port(in, p->tc, frame().now() + pause_ps(in, p->pause_quanta));
   PacketPool::global().release(p);
 }

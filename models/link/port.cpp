@@ -247,6 +247,10 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
 void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed) {
   a.attach(link, link, seed);
   b.attach(link, link, seed);
+  // Into a credit-free receiver the transmitter never waits for credits (none come back).
+  constexpr uint64_t kUnlimited = UINT64_MAX / 4;
+  if (b.credit_free_rx_) a.credits_.assign(a.credits_.size(), kUnlimited);
+  if (a.credit_free_rx_) b.credits_.assign(b.credits_.size(), kUnlimited);
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
   a.peer_name = b.display_name();

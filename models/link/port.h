@@ -91,6 +91,13 @@ class Port : public sc_core::sc_module,
     const uint64_t t = now();
     if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
+  // An owner that frees a frame's receive buffer as soon as the frame is in, on links whose
+  // buffer covers the credit loop (Ethernet: checked by the kinds that do this), declares
+  // it before binding: the transmitter into this port then keeps no credit accounting
+  // (bind_link gives it unlimited credits) and the owner never calls release_rx. The
+  // timing is the same (the credits would never bind); the credit returns' events are saved.
+  void set_credit_free_rx() { credit_free_rx_ = true; }
+  bool credit_free_rx() const { return credit_free_rx_; }
   // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
   // Credits travel in order: a release that would overtake an earlier one (an owner that
   // frees buffers out of arrival order, e.g. the NVLS engine) is held back behind it.
@@ -160,6 +167,8 @@ class Port : public sc_core::sc_module,
   int index_;
   bool rx_at_head_;
   uint64_t rx_latency_ps_;
+  bool credit_free_rx_ = false;  // see set_credit_free_rx()
+  friend void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed);
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)

@@ -28,6 +28,9 @@ Nic::Nic(sc_core::sc_module_name n, std::string display_name, const NicParams& p
                                                p.pipeline_latency_ps);
   }
   FABRICSIM_ASSERT(ports_[size_t(net_)], display_name_ + ": the network port is not linked");
+  // The network port drains at line rate and its link covers the credit loop (checked by
+  // the NIC kinds): no credit accounting into it.
+  ports_[size_t(net_)]->set_credit_free_rx();
   timer_ = Alarm{this, kTimer};
   resume_ = Alarm{this, kResume};
 }
@@ -201,7 +204,6 @@ Packet* Nic::recreate(const Packet& copy) {
 }
 
 void Nic::net_arrive(Packet* p) {
-  ports_[size_t(net_)]->release_rx(p, 0);  // the MAC drains at line rate
   if (p->kind == PacketKind::kPause) {
     // One quantum is 512 bit times at the link's rate.
     const uint64_t ps = transfer_ps(uint64_t(p->pause_quanta) * 64, line_rate_bps());

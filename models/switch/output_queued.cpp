@@ -20,6 +20,10 @@ OutputQueuedSwitch::OutputQueuedSwitch(sc_core::sc_module_name n, std::string di
     quantum_.push_back(w * int64_t(std::max<uint64_t>(p.dwrr_quantum_bytes, 1)));
   }
   for (int i = 0; i < p.ports; ++i) resume_.push_back(Alarm{this, uint32_t(i) << 1 | kResume});
+  // A frame's receive buffer frees when its tail is in and the links cover the credit loop
+  // (checked by the kinds on this frame): no credit accounting into this switch.
+  for (const std::unique_ptr<Port>& port : ports_)
+    if (port) port->set_credit_free_rx();
 }
 
 void OutputQueuedSwitch::wake(uint32_t what) {
@@ -39,9 +43,8 @@ void OutputQueuedSwitch::rx_arrive(int in, Packet* p) {
   const uint64_t t = Port::now();
   const int r = router_ ? router_->route(in, *p) : -1;
   p->route_port = r >= 0 ? r : select_route(in, *p);
-  // The MAC's receive buffer frees when the tail is in (credits: none to speak of on
-  // Ethernet links, whose receive buffer only has to hold a frame).
-  ports_[in]->release_rx(p, p->tail_ps > t ? p->tail_ps - t : 0);
+  // The MAC's receive buffer is free once the tail is in: the port is credit-free (no
+  // release_rx).
   p->in_port = uint16_t(in);
   const int o = p->route_port;
   out_load_[o] += p->payload_bytes;

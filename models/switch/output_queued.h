@@ -2,7 +2,9 @@
 // is built on it): the Switch's routing, features and statistics without input queues or
 // a crossbar. A transaction's head enters its egress queue once past the ingress pipeline
 // (through the egress-admission hooks: a shared buffer decides there), its ingress buffer
-// frees when its tail is in, so buffering and its limits belong to the admission features.
+// frees when its tail is in, so buffering and its limits belong to the admission features;
+// its ports are credit-free (Port::set_credit_free_rx): the kinds on this frame check
+// that every link's buffer covers its credit loop, so credits would never bind.
 //
 // Egress: with traffic_classes n > 0, every port has n data queues (Packet::tc, clamped to
 // n - 1) and a control queue (kUrgent packets) served first; the data classes share the
