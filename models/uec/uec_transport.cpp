@@ -219,9 +219,9 @@ void UecTransport::on_data(Packet* p) {
     nic_.absorb(p);
     return;
   }
-  const uint32_t cum_before = r.w.cum(), held_before = r.w.held();
   const bool first = !r.any;
   r.any = true;
+  const uint32_t held_before = r.w.held();
   if (!r.w.receive(p->psn)) {  // a duplicate: the sender is unsure, tell it at once
     ++n_.duplicates;
     send_ack(p, r, false);
@@ -230,10 +230,13 @@ void UecTransport::on_data(Packet* p) {
   }
   r.unacked += p->payload_bytes;
   const bool ecn = p->flags & kCe;
-  // Out of order, or filling a gap (the sender waits to hear about what it completes).
-  const bool gap = p->psn != cum_before || held_before > 0 || r.w.held() > 0;
   const bool last = p->offset + p->payload_bytes >= p->msg_bytes;
-  if (ecn || gap || first || last || (p->flags & kAckReq) || r.unacked >= nic_.params().ack_bytes)
+  // Reordering alone does not trigger an ack (sprayed packets are reordered all the time;
+  // the coalesced acks carry the SACK bitmap), but closing every gap does: the packets
+  // that arrived out of order are then acknowledged even if nothing else follows.
+  const bool closed = held_before > 0 && r.w.held() == 0;
+  if (ecn || first || last || closed || (p->flags & kAckReq) ||
+      r.unacked >= nic_.params().ack_bytes)
     send_ack(p, r, false);
   ++n_.delivered;
   nic_.deliver(p);
