@@ -33,8 +33,12 @@ class System {
   uint64_t payload_sourced() const;
   uint64_t payload_sunk() const;
   uint64_t messages_in_flight() const;
+  // Lossy fabrics: what every device injected, received, dropped, trimmed, retransmitted.
+  PacketLedger ledger() const;
 
  private:
+  void set_path_latencies(const topo::Routes& routes);
+
   const SystemSpec& spec_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;  // by graph device index
   std::vector<Endpoint*> by_endpoint_id_;
