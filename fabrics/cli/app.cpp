@@ -14,11 +14,19 @@
 #include "fabrics/cli/compare.h"
 #include "fabrics/cli/outcome.h"
 #include "fabrics/cli/output.h"
+#include "fabrics/cli/outputs.h"
+#include "fabrics/cli/procs.h"
+#include "fabrics/cli/progress.h"
+#include "fabrics/cli/report.h"
+#include "fabrics/cli/sweep.h"
+#include "fabrics/cli/sweep_file.h"
+#include "fabrics/cli/trace.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/config/input_guard.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/faults.h"
 #include "fabrics/sim/system.h"
+#include "fabrics/sim/traffic_run.h"
 #include "fabrics/sim/training_run.h"
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/ceiling.h"
@@ -48,8 +56,13 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
-    "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
-    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
+    "                [--series INTERVAL] [--series-samples N] [--ports GLOB[,GLOB]...]\n"
+    "                [--histograms] [--trace FILE] [--trace-max-ops N] [--progress[=SECONDS]]\n"
+    "  fabricsim check CONFIG|COMPARE_FILE|SWEEP_FILE [--set key.path=value]...\n"
+    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [-j N] [--quiet]\n"
+    "  fabricsim sweep SWEEP_FILE [--set key.path=value]... [--out DIR] [-j N] [--shard I/N]\n"
+    "                 [--quiet] [--progress[=SECONDS]]\n"
+    "  fabricsim report RESULTS.json... -o REPORT.html [--title TEXT]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
     "exit codes: 0 success, 2 bad input (or a run that cannot finish within its limits),\n"
@@ -68,6 +81,8 @@ struct Options {
   std::optional<uint64_t> seed;
   bool quiet = false;
   std::string type;
+  OutputOptions outputs;  // run: statistics, tables, series, trace, progress (outputs.h)
+  int jobs = 1;           // compare: systems run at once
 };
 
 [[noreturn]] void usage_error(const std::string& problem) {
@@ -111,6 +126,9 @@ Options parse_args(const std::vector<std::string>& args) {
       o.seed = parse_seed(value(a));
     } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
       o.quiet = true;
+    } else if (o.command == "run" && parse_output_option(args, i, o.outputs)) {
+    } else if ((a == "-j" || a == "--jobs") && o.command == "compare") {
+      o.jobs = parse_jobs(a, value(a));
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error("unknown option '" + a + "' for '" + o.command + "'");
     } else {
@@ -192,9 +210,18 @@ int run(const Options& o, const std::vector<std::string>& args) {
         "jobs", sys.engine(), train->take_jobs(),
         [&](size_t i, uint64_t s, uint64_t e) { train->job_done(i, s, e, sys.engine()); });
   }
-  const coll::AlgoInfo& algo =
-      coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
-  CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
+  // Traffic workloads (fabrics/sim/traffic_run.h): their flows as one job.
+  std::unique_ptr<TrafficWorkload> traffic;
+  if (w.is_traffic) {
+    traffic = std::make_unique<TrafficWorkload>(spec);
+    runner = std::make_unique<JobRunner>(
+        "jobs", sys.engine(), traffic->take_jobs(),
+        [&](size_t, uint64_t s, uint64_t e) { traffic->job_done(s, e, sys.engine()); });
+  }
+  const bool jobs = training || traffic;
+  const coll::AlgoInfo* algo =
+      jobs ? nullptr : &coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
+  CollectiveSweep sweep("sweep", sys.engine(), n, jobs ? std::vector<uint64_t>{} : w.sizes(),
                         w.elem_bytes,
                         [&](uint64_t count) {
                           coll::CollParams cp = w.coll_params(n, count);
@@ -210,15 +237,20 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           s.algorithm = chooser.label(c);
                           return s;
                         },
-                        spec.simulation.functional ? &algo : nullptr, w.root);
+                        spec.simulation.functional ? algo : nullptr, w.root);
   if (FaultManager* f = sys.faults())
     f->set_done([&sweep, &runner] { return sweep.finished() && (!runner || runner->finished()); });
+  std::unique_ptr<Observation> obs = make_observation(sys, spec, o.outputs, o.out.has_value());
+  const std::vector<uint64_t> sizes = jobs ? std::vector<uint64_t>{} : w.sizes();
   // Starvation ends the run early: with events left, the next one lies beyond the time
   // limit; with none, nothing can move any more (outcome.h tells which, and why).
   if (!stop_requested())
-    sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps),
-                      sc_core::SC_EXIT_ON_STARVATION);
+    simulate(spec.simulation.time_limit_ps, progress_mode(o.quiet, o.outputs.progress_s), [&] {
+      return runner ? job_progress(runner->started(), runner->finished(), runner->total())
+                    : sweep_progress(sweep.rows(), sweep.finished(), sizes);
+    });
   const uint64_t now = sc_core::sc_time_stamp().value();
+  if (obs) obs->finish(now);
   if (!sweep.finished() || (runner && !runner->finished()))
     report_unfinished(spec, sys, sweep, runner.get(), now, sc_core::sc_pending_activity());
   RunCost cost;
@@ -248,6 +280,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
                         " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
                         std::to_string(received) + " B received + " + std::to_string(lost) +
                         " B lost");
+  // Lossy fabrics: every packet a transport injected was received by one or dropped by a
+  // switch with a counted reason (and the bytes balance above shows its data came again).
+  const PacketLedger ledger = sys.ledger();
+  if (ledger.injected != ledger.received + ledger.dropped_total())
+    throw InternalError("packet ledger: " + std::to_string(ledger.injected) +
+                        " packets injected vs " + std::to_string(ledger.received) +
+                        " received + " + std::to_string(ledger.dropped_total()) + " dropped");
   const std::vector<RowResult> rows = make_rows(spec, sweep.rows());
   for (const RowResult& r : rows)
     if (r.checked && r.wrong)
@@ -259,10 +298,35 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.simulation.functional}};
   if (sys.faults()) checks["payload_bytes_lost"] = lost;
+  if (ledger.injected)  // scale-out transports: the lossy fabric's packet ledger
+    checks["packet_ledger"] = {{"injected", ledger.injected},
+                               {"received", ledger.received},
+                               {"dropped", ledger.dropped},
+                               {"trimmed", ledger.trimmed},
+                               {"retransmitted", ledger.retransmitted},
+                               {"duplicates_received", ledger.duplicates}};
   const Port::Counters retry = sys.retry_totals();
-  const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
+  // The ledger in one line (scale-out transports only).
+  const auto print_ledger = [&](std::ostream& os) {
+    if (!ledger.injected) return;
+    const auto list = [](const std::map<std::string, uint64_t>& m) {
+      std::string s;
+      for (const auto& kv : m) s += (s.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
+      return s.empty() ? std::string("none") : s;
+    };
+    os << "# packet ledger: " << ledger.injected << " injected = " << ledger.received
+       << " received + " << ledger.dropped_total() << " dropped (" << list(ledger.dropped)
+       << "); " << ledger.trimmed << " trimmed; " << ledger.retransmitted_total()
+       << " retransmitted (" << list(ledger.retransmitted) << "); " << ledger.duplicates
+       << " duplicates discarded\n";
+  };
+  const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
   if (!o.quiet && train) {
     train->print(std::cout);
+    print_cost(std::cout, cost);
+  } else if (!o.quiet && traffic) {
+    traffic->print(std::cout);
+    print_ledger(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
@@ -289,6 +353,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                     double(retry.replay_stall_ps) * 1e-6);
       std::cout << buf;
     }
+    print_ledger(std::cout);
     if (sys.faults())
       for (const std::string& fault_line : sys.faults()->summary()) std::cout << fault_line << "\n";
     print_cost(std::cout, cost);
@@ -300,7 +365,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"replay_wire_bytes", retry.replay_wire_bytes},
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
-    if (!train) j["ceiling"] = ceiling_json(ceiling);
+    if (!jobs) j["ceiling"] = ceiling_json(ceiling);
     if (sys.faults()) j["faults"] = sys.faults()->json();
     if (is_auto) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
@@ -310,10 +375,20 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["rows"] = train->rows_json();
       j["units"] = train->units_json();
     }
+    if (traffic) {  // one row per flow, and the summary
+      j["workload"] = w.type;
+      j["collective"] = nullptr;
+      j["algorithm"] = nullptr;
+      j["rows"] = traffic->rows_json();
+      j["units"] = traffic->units_json();
+      j["traffic"] = traffic->summary_json();
+    }
     const std::filesystem::path file = out_dir / "results.json";
-    write_file_atomic(file.string(), json_text(j));
+    write_file_atomic(file.string(), json_text(structured_results(j, *obs, jobs)));
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
+    write_tables(out_dir, rows, jobs ? &j["rows"] : nullptr, *obs);
   }
+  if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
   return kExitOk;
 }
 
@@ -330,9 +405,16 @@ int app_main(const std::vector<std::string>& args) {
       std::cout << "fabricsim " << FABRICSIM_VERSION << "\n";
       return kExitOk;
     }
+    if (!args.empty() && args[0] == "sweep") return sweep_main(args);
+    if (!args.empty() && args[0] == "report") return report_main(args);
     const Options o = parse_args(args);
     if (o.command == "describe") {
       std::cout << (o.type.empty() ? describe_all() : describe_one(o.type));
+      return kExitOk;
+    }
+    if (o.command == "check" && is_sweep_file(o.config)) {
+      const SweepSpec sw = load_sweep(o.config, o.sets);
+      std::cout << sw.file << ": ok (sweep file, " << sw.points.size() << " points)\n";
       return kExitOk;
     }
     if (o.command == "check" && is_compare_file(o.config)) {
@@ -349,8 +431,8 @@ int app_main(const std::vector<std::string>& args) {
     }
     if (o.command == "compare") {
       const CompareSpec c = load_compare(o.config, o.sets);
-      const StopHandlers stop_handlers;  // SIGINT/SIGTERM: stop the running child, then us
-      return run_compare(c, o.out, o.quiet, join_args(args));
+      const StopHandlers stop_handlers;  // SIGINT/SIGTERM: stop the running children, then us
+      return run_compare(c, o.out, o.quiet, join_args(args), o.jobs);
     }
     return run(o, args);
   } catch (const InputError& e) {

@@ -16,17 +16,19 @@ namespace fabricsim {
 
 namespace {
 
-[[noreturn]] void cannot_write(const std::string& path, const std::string& tmp, int err) {
+[[noreturn]] void cannot_write(const std::string& option, const std::string& path,
+                               const std::string& tmp, int err) {
   ::unlink(tmp.c_str());
-  throw InputError("--out: cannot write " + path + ": " + std::strerror(err) +
+  throw InputError((option.empty() ? "" : option + ": ") + "cannot write " + path + ": " + std::strerror(err) +
                    "; nothing was replaced (a previous " +
                    std::filesystem::path(path).filename().string() +
-                   " is kept): free space or choose another --out");
+                   " is kept): free space or choose another place");
 }
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::string& text) {
+void write_file_atomic(const std::string& path, const std::string& text,
+                       const std::string& option) {
   const std::filesystem::path target(path);
   const std::string tmp =
       (target.parent_path() / ("." + target.filename().string() + ".tmp." +
@@ -44,7 +46,7 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   } restore{&old};
 
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) cannot_write(path, tmp, errno);
+  if (fd < 0) cannot_write(option, path, tmp, errno);
   // Tests stop a run in the middle of this write (tests/system/test_reliability.cpp): with
   // FABRICSIM_TEST_WRITE_PAUSE_MS set, the first half of the text is written, then the
   // writer pauses that long (a signal cuts the pause short) before the rest.
@@ -62,21 +64,25 @@ void write_file_atomic(const std::string& path, const std::string& text) {
     if (n <= 0) {
       const int err = n < 0 ? errno : EIO;
       ::close(fd);
-      cannot_write(path, tmp, err);
+      cannot_write(option, path, tmp, err);
     }
     done += size_t(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) cannot_write(path, tmp, errno);
+  if (::fsync(fd) != 0 || ::close(fd) != 0) cannot_write(option, path, tmp, errno);
   if (stop_requested()) {
     ::unlink(tmp.c_str());
     throw Interrupted(std::string("stopped by ") + stop_reason_name(stop_reason()) +
                       " while writing " + path + ": it was not replaced (a previous one is kept)");
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) cannot_write(path, tmp, errno);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) cannot_write(option, path, tmp, errno);
 }
 
 std::string json_text(const nlohmann::json& j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string json_text(const nlohmann::ordered_json& j) {
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace fabricsim

@@ -36,6 +36,8 @@ class System {
   uint64_t payload_sourced() const;
   uint64_t payload_sunk() const;
   uint64_t messages_in_flight() const;
+  // Lossy fabrics: what every device injected, received, dropped, trimmed, retransmitted.
+  PacketLedger ledger() const;
   // Ports whose transmitter waits for credits, oldest wait first (at most `max`), as
   // "gpu0.port[3] (since 1.2us)": for the deadlock report.
   std::vector<std::string> credit_waits(size_t max) const;
@@ -60,6 +62,8 @@ class System {
   std::string unreachable_ranks(const std::vector<char>& down) const;
 
  private:
+  void set_path_latencies(const topo::Routes& routes);
+
   const SystemSpec& spec_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;  // by graph device index
   std::vector<Endpoint*> by_endpoint_id_;

@@ -85,7 +85,8 @@ void Builder::spend(double bytes) {
 }
 
 int Builder::add_device(const std::string& name, const std::string& type,
-                        const YAML::Node& where, const std::string& path) {
+                        const YAML::Node& where, const std::string& path,
+                        std::vector<int> coords) {
   spend(per_device_);
   static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(name, kName))
@@ -101,6 +102,7 @@ int Builder::add_device(const std::string& name, const std::string& type,
   d.terminal = dt.kind->terminal;
   d.ports = dt.ports;
   d.where = where;
+  d.coords = std::move(coords);
   return graph_.add_device(d);
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "fabrics/systems/system_spec.h"
+#include "fabrics/workloads/training_common.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/datatype.h"
 #include "models/core/limits.h"
@@ -15,11 +16,8 @@
 
 namespace fabricsim {
 
-namespace {
-
 using K = ParamKind;
 
-// Communication parameters every training workload takes.
 std::vector<ParamSpec> comm_params() {
   return {
       choice("algorithm", coll::flat_algorithms_for("all_reduce"), "ring",
@@ -51,6 +49,8 @@ std::vector<ParamSpec> comm_params() {
             "given (an assumption: H100 SXM bf16 dense peak is 989 TFLOP/s).",
             0.001, 1e6)};
 }
+
+namespace {
 
 // The transformer layers ddp_step, fsdp_step and tp_layer run.
 std::vector<ParamSpec> model_params() {
@@ -102,7 +102,8 @@ void check_compute(const cfg::Params& p, const TrainingSpec& t) {
   }
 }
 
-// What every training workload shares: communication, ranks, and (with_model) the layers.
+}  // namespace
+
 void parse_common(const cfg::Params& p, const cfg::Params& sim, SystemSpec& s, bool with_model) {
   WorkloadSpec& ws = s.workload;
   TrainingSpec& t = ws.training;
@@ -148,6 +149,8 @@ void parse_common(const cfg::Params& p, const cfg::Params& sim, SystemSpec& s, b
   t.backward_ps = p.time_ps("backward_time");
   check_compute(p, t);
 }
+
+namespace {
 
 using Parse = std::function<void(const cfg::Params&, TrainingSpec&, int ranks)>;
 using Estimate = std::function<WorkloadCost(const SystemSpec&)>;

@@ -47,6 +47,7 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   sched_ = std::move(s);
   on_done_ = std::move(on_done);
   running_ = true;
+  if (observer_) observer_->started(sched_, sc_core::sc_time_stamp().value());
   ranks_left_ = 0;
   for (size_t r = 0; r < ranks_.size(); ++r) {
     RankState& st = st_[r];
@@ -71,6 +72,7 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   }
   if (ranks_left_ == 0) {
     running_ = false;
+    if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
     if (on_done_) on_done_();
     return;
   }
@@ -255,6 +257,7 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
   }
   if (--st.remaining == 0 && --ranks_left_ == 0) {
     running_ = false;
+    if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
     auto done = std::move(on_done_);
     on_done_ = nullptr;
     if (done) done();

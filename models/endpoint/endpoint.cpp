@@ -24,6 +24,8 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
   resp_q_.resize(nports);
+  control_.port_start.assign(size_t(nports), 0);
+  data_.port_start.assign(size_t(nports), 0);
   resp_turn_.assign(nports, 0);
   nvls_reach_ = PortSet(nports);
 }
@@ -137,7 +139,8 @@ Packet* Endpoint::tx_peek(int port) {
 // Cuts the next transaction for `port` from the oldest message in `q` that the port can
 // carry and that still has bytes to cut.
 Packet* Endpoint::cut(Queue& q, int port) {
-  for (size_t k = q.first_uncut; k < q.msgs.size(); ++k) {
+  size_t& start = q.port_start[size_t(port)];
+  for (size_t k = std::max(q.first_uncut, start); k < q.msgs.size(); ++k) {
     Msg& m = q.msgs[k];
     if (m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) {
       if (k == q.first_uncut) ++q.first_uncut;
@@ -145,6 +148,7 @@ Packet* Endpoint::cut(Queue& q, int port) {
     }
     const bool group = m.dst == kGroupDst;
     if (!(group ? nvls_reach_ : reach_[m.dst]).test(port)) continue;
+    start = k;  // everything before k is cut or not this port's
     // Small messages, and every message when aggregation is off, go packet by packet.
     // With aggregation on, a large message is cut into a multiple of k equal transactions
     // (k = ports reaching the destination), each at most txn_payload_ and in whole
@@ -196,6 +200,8 @@ void Endpoint::retire(Queue& q) {
   while (!q.msgs.empty() && q.msgs.front().done) {
     q.msgs.pop_front();
     if (q.first_uncut > 0) --q.first_uncut;
+    for (size_t& s : q.port_start)
+      if (s > 0) --s;
   }
 }
 

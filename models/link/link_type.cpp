@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "models/core/limits.h"
+#include "models/core/types.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -122,6 +123,12 @@ const char* recovery_name(LossRecovery r) {
     case LossRecovery::kNone: break;
   }
   return "no retransmission";
+}
+
+uint64_t credit_free_rx_buffer(const LinkParams& l, uint64_t receiver_pipeline_ps) {
+  const u128 loop_ps = u128(2) * l.latency_ps + receiver_pipeline_ps;
+  const uint64_t bytes = uint64_t((loop_ps * l.rate_bps + 8000000000000ull - 1) / 8000000000000ull);
+  return bytes + 2 * l.framing->packet_wire_bytes(l.packet_payload);
 }
 
 void check_link(const LinkParams& l, const ParamReader& r) {

@@ -53,6 +53,8 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   layer_ = link.framing->make_link_layer(link, seed, display_name_);
 }
 
+void Port::tell_probe(uint64_t from_ps, uint64_t to_ps) { probe_->busy(from_ps, to_ps); }
+
 void Port::tx_method() {
   const uint64_t t = now();
   if (fault_state_) {  // a failed link, or transactions it cut waiting for replay
@@ -131,6 +133,7 @@ void Port::tx_step(uint64_t t) {
   ++c_.tx_transactions;
   c_.busy_ps += tm.free_ps - t;
   busy_until_ = tm.free_ps;
+  if (__builtin_expect(probe_ != nullptr, 0)) tell_probe(t, tm.free_ps);
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
@@ -196,6 +199,28 @@ void Port::absorb_credits(uint64_t t) {
   }
 }
 
+void Port::pause(uint8_t prio, uint64_t until_ps) {
+  const uint64_t t = now();
+  prio &= 7;
+  ++pause_frames_rx_;
+  uint64_t& u = pause_until_[prio];
+  // Paused time is the union of pause intervals: drop the part of the old pause that the
+  // new frame replaces, count the new one to its end.
+  if (u > t) paused_ps_[prio] -= u - t;
+  paused_ps_[prio] += until_ps > t ? until_ps - t : 0;
+  u = until_ps;
+  if (until_ps > t) pause_mask_ |= uint8_t(1u << prio);
+  // Resume (or a shorter pause): the owner may offer that class again now. The owner sets
+  // its own wake-up at a pause's end (paused_until).
+  kick();
+}
+
+uint64_t Port::paused_ps(uint8_t prio) const {
+  // Counted to the pause's end when it started; subtract what is still ahead.
+  const uint64_t u = pause_until_[prio & 7], t = now();
+  return paused_ps_[prio & 7] - (u > t ? u - t : 0);
+}
+
 void Port::credit_method() {
   if (stall_since_ != UINT64_MAX) kick();
 }
@@ -227,6 +252,13 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();
   j["queue_depth_avg_bytes"] = queue_.average(now_ps);
+  if (pause_frames_rx_) {  // PFC on this port's transmitter (links without PFC: no keys)
+    j["pause_frames_rx"] = pause_frames_rx_;
+    nlohmann::json per = nlohmann::json::object();
+    for (uint8_t q = 0; q < 8; ++q)
+      if (paused_ps_[q]) per[std::to_string(q)] = paused_ps(q);
+    j["paused_ps"] = per;
+  }
   if (fault_aware_) {  // only in runs with faults planned: other runs' results stay as they were
     j["cut_transactions"] = f_.cut_transactions;
     j["cut_payload_bytes"] = f_.cut_payload_bytes;
@@ -246,6 +278,10 @@ void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool rep
   b.attach(link, link, seed, replay);
   a.peer_ = &b;
   b.peer_ = &a;
+  // Into a credit-free receiver the transmitter never waits for credits (none come back).
+  constexpr uint64_t kUnlimited = UINT64_MAX / 4;
+  if (b.credit_free_rx_) a.credits_.assign(a.credits_.size(), kUnlimited);
+  if (a.credit_free_rx_) b.credits_.assign(b.credits_.size(), kUnlimited);
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
   a.peer_name = b.display_name();

@@ -26,6 +26,13 @@
 //
 // Framing: the link type's Framing (LinkParams::framing) makes the port's LinkLayer, which
 // gives each transaction's wire bytes and timing; the port holds no framing-specific code.
+//
+// Priority pause (PFC, 802.1Qbb; used by Ethernet switches and NICs): pause(prio, until)
+// records the link partner's pause frame; the owner's tx_peek honours it: it offers no
+// transaction whose traffic class (Packet::tc) is paused (urgent control packets,
+// kUrgent, are never paused) and wakes itself at paused_until() (the port kicks it on
+// every pause frame, so a resume takes effect at once). The transmit path itself costs
+// nothing for links without PFC.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -78,6 +85,14 @@ class PortOwner {
   }
 };
 
+// Optional observer of a port's transmitter and egress queue (fabrics/sim/observe.h). A port
+// without one pays one predictable branch per transaction.
+class PortProbe : public LevelProbe {
+ public:
+  // The transmitter is serialising over [from_ps, to_ps).
+  virtual void busy(uint64_t from_ps, uint64_t to_ps) = 0;
+};
+
 class Port : public sc_core::sc_module,
              public Wakeable,
              public tlm::tlm_fw_transport_if<fabric_protocol_types>,
@@ -109,16 +124,42 @@ class Port : public sc_core::sc_module,
     const uint64_t t = now();
     if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
+  // An owner that frees a frame's receive buffer as soon as the frame is in, on links whose
+  // buffer covers the credit loop (Ethernet: checked by the kinds that do this), declares
+  // it before binding: the transmitter into this port then keeps no credit accounting
+  // (bind_link gives it unlimited credits) and the owner never calls release_rx. The
+  // timing is the same (the credits would never bind); the credit returns' events are saved.
+  void set_credit_free_rx() { credit_free_rx_ = true; }
+  bool credit_free_rx() const { return credit_free_rx_; }
   // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
   // Credits travel in order: a release that would overtake an earlier one (an owner that
   // frees buffers out of arrival order, e.g. the NVLS engine) is held back behind it.
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
+  // Priority flow control: the peer's pause frame for priority `prio` (0..7) arrived now;
+  // no transaction of that priority may start before `until_ps` (now: resume); the owner
+  // enforces it in tx_peek. A later frame replaces the earlier one's time, as 802.1Qbb's
+  // quanta do.
+  void pause(uint8_t prio, uint64_t until_ps);
+  // Is priority `prio` paused now?
+  bool paused(uint8_t prio) const { return pause_mask_ && pause_until_[prio & 7] > now(); }
+  uint64_t paused_until(uint8_t prio) const { return pause_until_[prio & 7]; }
+  // Pause frames received and time paused, per priority (the union of pause intervals).
+  uint64_t pause_frames_rx() const { return pause_frames_rx_; }
+  uint64_t paused_ps(uint8_t prio) const;
+
   uint64_t busy_until_ps() const { return busy_until_; }
   // Since when the transmitter has been waiting for credits (UINT64_MAX: it is not): for
   // the deadlock report.
   uint64_t credit_wait_since_ps() const { return stall_since_; }
-  LevelStat& queue_stat() { return queue_; }
+  uint64_t rx_latency_ps() const { return rx_latency_ps_; }
+  ObservedLevel& queue_stat() { return queue_; }
+  const ObservedLevel& queue_stat() const { return queue_; }
+  // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
+  void set_probe(PortProbe* p) {
+    probe_ = p;
+    queue_.set_probe(p);
+  }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
   // This port's own counters; the link-level retry ones are its LinkLayer's.
@@ -196,6 +237,7 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
+  [[gnu::cold, gnu::noinline]] void tell_probe(uint64_t from_ps, uint64_t to_ps);
   RetryCounters retry_counters() const {
     return layer_ ? layer_->retry_counters() : RetryCounters{};  // none before attach()
   }
@@ -214,6 +256,7 @@ class Port : public sc_core::sc_module,
   int index_;
   bool rx_at_head_;
   uint64_t rx_latency_ps_;
+  bool credit_free_rx_ = false;  // see set_credit_free_rx()
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
@@ -240,8 +283,14 @@ class Port : public sc_core::sc_module,
   Fifo<Packet*> held_;
   FaultCounters f_;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  LevelStat queue_;
+  // PFC: per priority, paused until (ps) and paused time accumulated up to pause_since_.
+  uint8_t pause_mask_ = 0;  // priorities that were ever paused (pause_until_ may be past)
+  uint64_t pause_until_[8] = {};
+  uint64_t paused_ps_[8] = {};
+  uint64_t pause_frames_rx_ = 0;
+  ObservedLevel queue_;
   PortCounters c_;
+  PortProbe* probe_ = nullptr;
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx. `replay` as Port::attach.
