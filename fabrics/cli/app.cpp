@@ -18,10 +18,10 @@
 #include "fabrics/cli/procs.h"
 #include "fabrics/cli/progress.h"
 #include "fabrics/cli/report.h"
+#include "fabrics/cli/results.h"
 #include "fabrics/cli/sweep.h"
 #include "fabrics/cli/sweep_file.h"
 #include "fabrics/cli/trace.h"
-#include "fabrics/cli/results.h"
 #include "fabrics/config/input_guard.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/faults.h"
@@ -40,6 +40,7 @@
 #include "models/core/packet.h"
 #include "models/core/run_control.h"
 #include "models/core/types.h"
+#include "models/core/units.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FABRICSIM_ASAN 1
@@ -204,11 +205,16 @@ int run(const Options& o, const std::vector<std::string>& args) {
   // Training workloads (fabrics/sim/training_run.h): jobs back to back instead of a size sweep.
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<JobRunner> runner;
+  std::vector<FaultWindow> job_windows;  // jobs as they end (fault reports)
   if (training) {
     train = std::make_unique<TrainingWorkload>(spec);
     runner = std::make_unique<JobRunner>(
         "jobs", sys.engine(), train->take_jobs(),
-        [&](size_t i, uint64_t s, uint64_t e) { train->job_done(i, s, e, sys.engine()); });
+        [&](size_t i, uint64_t s, uint64_t e) {
+          job_windows.push_back({"job " + std::to_string(i), s, e});
+          train->job_done(i, s, e, sys.engine());
+          if (runner->finished() && sys.faults()) sys.faults()->workload_done();
+        });
   }
   // Traffic workloads (fabrics/sim/traffic_run.h): their flows as one job.
   std::unique_ptr<TrafficWorkload> traffic;
@@ -216,7 +222,11 @@ int run(const Options& o, const std::vector<std::string>& args) {
     traffic = std::make_unique<TrafficWorkload>(spec);
     runner = std::make_unique<JobRunner>(
         "jobs", sys.engine(), traffic->take_jobs(),
-        [&](size_t, uint64_t s, uint64_t e) { traffic->job_done(s, e, sys.engine()); });
+        [&](size_t, uint64_t s, uint64_t e) {
+          job_windows.push_back({"the " + w.type + " flows", s, e});
+          traffic->job_done(s, e, sys.engine());
+          if (runner->finished() && sys.faults()) sys.faults()->workload_done();
+        });
   }
   const bool jobs = training || traffic;
   const coll::AlgoInfo* algo =
@@ -238,8 +248,17 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           return s;
                         },
                         spec.simulation.functional ? algo : nullptr, w.root);
-  if (FaultManager* f = sys.faults())
+  if (FaultManager* f = sys.faults()) {
     f->set_done([&sweep, &runner] { return sweep.finished() && (!runner || runner->finished()); });
+    if (!jobs) sweep.set_on_finished([f] { f->workload_done(); });
+    // A size sweep's reports give the busbw ceiling with the failed links left out.
+    if (!jobs)
+      f->set_ceiling([&spec](const std::vector<char>& down) {
+        SystemSpec without = spec;
+        without.graph = topo::without_links(spec.graph, down);
+        return busbw_ceiling(without).busbw_GBps;
+      });
+  }
   std::unique_ptr<Observation> obs = make_observation(sys, spec, o.outputs, o.out.has_value());
   const std::vector<uint64_t> sizes = jobs ? std::vector<uint64_t>{} : w.sizes();
   // Starvation ends the run early: with events left, the next one lies beyond the time
@@ -280,6 +299,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
                         " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
                         std::to_string(received) + " B received + " + std::to_string(lost) +
                         " B lost");
+  // Every buffer is empty again: each port has all its credits back (or on their way), no
+  // replay buffer holds anything (faults cut, hold and return transactions and credits).
+  if (const std::string c = sys.credits_check(); !c.empty())
+    throw InternalError("credit accounting at the end of the run: " + c);
   // Lossy fabrics: every packet a transport injected was received by one or dropped by a
   // switch with a counted reason (and the bytes balance above shows its data came again).
   const PacketLedger ledger = sys.ledger();
@@ -321,12 +344,23 @@ int run(const Options& o, const std::vector<std::string>& args) {
        << " duplicates discarded\n";
   };
   const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
+  // The rows or jobs a fault may have fallen into, and the fault lines under the table.
+  std::vector<FaultWindow> windows = job_windows;
+  if (!jobs)
+    for (const SweepRow& r : sweep.rows())
+      windows.push_back({"the " + format_bytes(r.bytes) + " " + w.collective, r.start_ps, r.end_ps});
+  const auto print_faults = [&](std::ostream& os) {
+    if (sys.faults())
+      for (const std::string& line : sys.faults()->summary(windows)) os << line << "\n";
+  };
   if (!o.quiet && train) {
     train->print(std::cout);
+    print_faults(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet && traffic) {
     traffic->print(std::cout);
     print_ledger(std::cout);
+    print_faults(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
@@ -354,8 +388,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
       std::cout << buf;
     }
     print_ledger(std::cout);
-    if (sys.faults())
-      for (const std::string& fault_line : sys.faults()->summary()) std::cout << fault_line << "\n";
+    print_faults(std::cout);
     print_cost(std::cout, cost);
   }
   if (o.out) {
@@ -366,7 +399,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
     if (!jobs) j["ceiling"] = ceiling_json(ceiling);
-    if (sys.faults()) j["faults"] = sys.faults()->json();
+    if (sys.faults()) j["faults"] = sys.faults()->json(windows);
     if (is_auto) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;

@@ -70,16 +70,22 @@ void report_unfinished(const SystemSpec& spec, const System& sys, const Collecti
                        "smaller system");
     case StopReason::kNone: break;
   }
-  // Faults that cut the workload off or lost its data explain a run that starves.
-  if (!pending && sys.faults()) {
-    const std::string reason = sys.faults()->unfinished_reason();
-    if (!reason.empty()) throw InputError(reason + " (" + progress + at + ")");
+  // Faults that cut the workload off or lost its data explain a run that starves, and one
+  // that runs into the time limit with ranks cut off (NIC transports keep retrying).
+  if (const FaultManager* f = sys.faults()) {
+    const std::string reason = f->unfinished_reason();
+    if (!reason.empty() && (!pending || f->cut_off() || f->lost_for_good()))
+      throw InputError(reason + " (" + progress + at +
+                       (pending ? ", where simulation.time_limit ended it" : "") + ")");
   }
   if (pending)
     throw InputError(located(spec, "simulation.time_limit") +
                      "the workload did not finish within " +
                      format_time_ps(spec.simulation.time_limit_ps) + " of simulated time (" +
-                     progress + "); raise simulation.time_limit or shrink the workload");
+                     progress + "); raise simulation.time_limit or shrink the workload" +
+                     (sys.faults() && sys.faults()->links_down()
+                          ? " (links were still down: " + sys.faults()->unfinished_reason() + ")"
+                          : std::string()));
   std::string waits;
   for (const std::string& w : sys.credit_waits(4)) waits += (waits.empty() ? "" : ", ") + w;
   throw InternalError("the simulation ran out of events before the workload finished "

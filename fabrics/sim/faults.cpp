@@ -6,6 +6,7 @@
 #include "models/core/errors.h"
 #include "models/core/units.h"
 #include "models/endpoint/endpoint.h"
+#include "models/nic/nic.h"
 
 namespace fabricsim {
 
@@ -17,6 +18,10 @@ std::string us_text(uint64_t ps) {
   return buf;
 }
 
+std::string plural(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 }  // namespace
 
 FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemSpec& spec)
@@ -24,9 +29,11 @@ FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemS
       sys_(sys),
       spec_(spec),
       plan_(spec.faults),
+      device_down_(spec.graph.devices.size(), 0),
       down_count_(spec.graph.links.size(), 0),
       routed_down_(spec.graph.links.size(), 0),
-      down_by_event_(spec.graph.links.size(), -1) {
+      down_by_event_(spec.graph.links.size(), -1),
+      ev_(spec.faults.events.size()) {
   action_alarm_ = Alarm{this, kAction};
   detect_alarm_ = Alarm{this, kDetect};
   retransmit_ = std::make_unique<TimerQueue>("retransmit", [this](uint64_t) {
@@ -35,12 +42,18 @@ FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemS
     sys_.endpoint(p->src)->retransmit(p);
   });
   if (!plan_.actions.empty()) Scheduler::instance().set(action_alarm_, plan_.actions[0].at_ps);
+  for (const std::unique_ptr<DeviceModel>& d : sys_.devices())
+    if (dynamic_cast<Nic*>(d.get())) has_transport_ = true;
+  for (size_t l = 0; l < spec.graph.links.size(); ++l) {
+    link_of_port_[&sys_.link_port(int(l), 0)] = int(l);
+    link_of_port_[&sys_.link_port(int(l), 1)] = int(l);
+  }
 }
 
 void FaultManager::wake(uint32_t what) {
   ++g_kernel_events;
   const uint64_t t = Scheduler::now();
-  if (done_ && done_()) return;  // the workload is over: nothing left to disturb
+  if (over_ || (done_ && done_())) return;  // the workload is over: nothing left to disturb
   if (what == kDetect) {
     detect();
     return;
@@ -50,7 +63,23 @@ void FaultManager::wake(uint32_t what) {
     Scheduler::instance().set(action_alarm_, plan_.actions[next_].at_ps);
 }
 
-void FaultManager::set_link(int link, bool down) {
+std::vector<char> FaultManager::down_now() const {
+  std::vector<char> d(down_count_.size(), 0);
+  for (size_t l = 0; l < d.size(); ++l) d[l] = down_count_[l] > 0;
+  return d;
+}
+
+bool FaultManager::links_down() const {
+  for (int c : down_count_)
+    if (c > 0) return true;
+  return false;
+}
+
+bool FaultManager::cut_off() const {
+  return links_down() && !sys_.unreachable_ranks(down_now()).empty();
+}
+
+void FaultManager::set_link(int link, bool down, int event) {
   int& c = down_count_[size_t(link)];
   const bool was = c > 0;
   c += down ? 1 : -1;
@@ -58,44 +87,126 @@ void FaultManager::set_link(int link, bool down) {
   if ((c > 0) == was) return;
   Port& a = sys_.link_port(link, 0);
   Port& b = sys_.link_port(link, 1);
+  const uint64_t t = Scheduler::now();
   if (down) {
+    down_by_event_[size_t(link)] = event;
+    EventStats& e = ev_[size_t(event)];
+    const uint64_t cut0 = a.fault_counters().cut_transactions + b.fault_counters().cut_transactions;
+    const uint64_t bytes0 =
+        a.fault_counters().cut_payload_bytes + b.fault_counters().cut_payload_bytes;
     a.link_down();
     b.link_down();
+    e.cut += a.fault_counters().cut_transactions + b.fault_counters().cut_transactions - cut0;
+    e.cut_bytes +=
+        a.fault_counters().cut_payload_bytes + b.fault_counters().cut_payload_bytes - bytes0;
+    if (e.open_since == UINT64_MAX) e.open_since = t;
   } else {
+    const int owner = down_by_event_[size_t(link)];
+    if (owner >= 0) ev_[size_t(owner)].replayed += a.held() + b.held();
     a.link_up();
     b.link_up();
+    // Its outage is over for the event that took it down once none of its links is down.
+    if (owner >= 0) {
+      bool any = false;
+      for (size_t l = 0; l < down_count_.size() && !any; ++l)
+        any = down_count_[l] > 0 && down_by_event_[l] == owner;
+      if (!any) {
+        close_wait(owner, t);
+        ev_[size_t(owner)].up_ps = t;
+      }
+    }
   }
-  const uint64_t at = Scheduler::now() + plan_.detection_ps;
-  detections_.push(Detection{at, link, down});
+  detections_.push(Detection{t + plan_.detection_ps, link, down});
   Scheduler::instance().set(detect_alarm_, detections_.front().at_ps);
 }
 
+void FaultManager::workload_done() {
+  if (over_) return;
+  over_ = true;
+  const uint64_t t = Scheduler::now();
+  bool any = false;
+  for (size_t d = 0; d < device_down_.size(); ++d)
+    if (device_down_[d]) {
+      sys_.devices()[d]->recover();
+      device_down_[d] = 0;
+    }
+  for (size_t l = 0; l < down_count_.size(); ++l) {
+    if (down_count_[l] == 0) continue;
+    any = true;
+    const int owner = down_by_event_[l];
+    down_count_[l] = 0;
+    sys_.link_port(int(l), 0).link_up();
+    sys_.link_port(int(l), 1).link_up();
+    if (owner >= 0) close_wait(owner, t);
+  }
+  if (!any) return;
+  healed_ps_ = t;
+  std::fill(routed_down_.begin(), routed_down_.end(), 0);
+  sys_.install_routes(routed_down_);
+}
+
+void FaultManager::close_wait(int event, uint64_t t) {
+  EventStats& e = ev_[size_t(event)];
+  if (e.open_since == UINT64_MAX) return;
+  e.wait_ps += t - e.open_since;
+  e.open_since = UINT64_MAX;
+}
+
 void FaultManager::apply(const FaultAction& a) {
+  current_ = a.event;
+  EventStats& e = ev_[size_t(a.event)];
+  if (e.first_ps == UINT64_MAX) e.first_ps = Scheduler::now();
+  ++e.actions;
+  bool went_down = false;
   switch (a.kind) {
     case FaultAction::kLinkDown:
-      down_by_event_[size_t(a.target)] = a.event;
-      set_link(a.target, true);
+      set_link(a.target, true, a.event);
+      went_down = true;
       break;
     case FaultAction::kLinkUp:
-      set_link(a.target, false);
+      set_link(a.target, false, a.event);
       break;
-    case FaultAction::kDeviceDown: {
-      for (int l : sys_.links_of(a.target)) {
-        down_by_event_[size_t(l)] = a.event;
-        set_link(l, true);
-      }
+    case FaultAction::kDeviceDown:
+      for (int l : sys_.links_of(a.target)) set_link(l, true, a.event);
       sys_.devices()[size_t(a.target)]->fail(*this);
+      device_down_[size_t(a.target)] = 1;
+      went_down = true;
       break;
-    }
     case FaultAction::kDeviceUp:
       sys_.devices()[size_t(a.target)]->recover();
-      for (int l : sys_.links_of(a.target)) set_link(l, false);
+      device_down_[size_t(a.target)] = 0;
+      for (int l : sys_.links_of(a.target)) set_link(l, false, a.event);
       break;
-    case FaultAction::kBer:
-      sys_.link_port(a.target, 0).set_ber(a.ber);
-      sys_.link_port(a.target, 1).set_ber(a.ber);
+    case FaultAction::kBer: {
+      Port& p0 = sys_.link_port(a.target, 0);
+      Port& p1 = sys_.link_port(a.target, 1);
+      // The burst's own count: what the link's retry counters gain between its start (the
+      // event's first action) and its end (its second).
+      if (e.actions == 1) {
+        const Port::Counters c0 = p0.counters(), c1 = p1.counters();
+        e.crc0 = c0.crc_errors + c1.crc_errors;
+        e.replays0 = c0.replays + c1.replays;
+        e.retry0 = c0.retry_ps + c1.retry_ps;
+        e.ber_link = a.target;
+        e.in_burst = true;
+      } else {
+        burst_counts(e, e.crc_errors, e.replays, e.retry_ps);
+        e.in_burst = false;
+      }
+      p0.set_ber(a.ber);
+      p1.set_ber(a.ber);
       break;
+    }
   }
+  if (went_down) {
+    last_down_ = a.event;
+    if (ceiling_ && e.ceiling_GBps < 0) {
+      if (ceiling0_ < 0) ceiling0_ = ceiling_(std::vector<char>(down_count_.size(), 0));
+      e.ceiling_GBps = ceiling_(down_now());
+    }
+    e.up_ps = UINT64_MAX;
+  }
+  current_ = -1;
 }
 
 // The changes detected by now become the routes' view; every device gets new routes, then
@@ -108,39 +219,153 @@ void FaultManager::detect() {
   }
   sys_.install_routes(routed_down_);
   if (recomputed_ps_.size() < 1000) recomputed_ps_.push_back(t);
+  ++recomputations_;
   for (size_t l = 0; l < routed_down_.size(); ++l) {
     if (!routed_down_[l]) continue;
     for (int side = 0; side < 2; ++side) {
       Port& p = sys_.link_port(int(l), side);
-      if (p.link_is_down() && p.held()) p.recover_held();
+      if (!p.link_is_down() || !p.held()) continue;
+      if (down_by_event_[l] >= 0) ev_[size_t(down_by_event_[l])].rerouted += p.held();
+      p.recover_held();
     }
+  }
+  // Outages whose every link the routes now avoid: their traffic no longer waits.
+  for (size_t e = 0; e < ev_.size(); ++e) {
+    if (ev_[e].open_since == UINT64_MAX) continue;
+    bool all = true;
+    for (size_t l = 0; l < down_count_.size() && all; ++l)
+      if (down_count_[l] > 0 && down_by_event_[l] == int(e) && !routed_down_[l]) all = false;
+    if (all) close_wait(int(e), t);
   }
   if (!detections_.empty()) Scheduler::instance().set(detect_alarm_, detections_.front().at_ps);
 }
 
-void FaultManager::lost(const std::string& where, LossRecovery recovery, Packet* p) {
+void FaultManager::burst_counts(const EventStats& e, uint64_t& crc, uint64_t& replays,
+                                uint64_t& retry) const {
+  const Port::Counters c0 = sys_.link_port(e.ber_link, 0).counters();
+  const Port::Counters c1 = sys_.link_port(e.ber_link, 1).counters();
+  crc = c0.crc_errors + c1.crc_errors - e.crc0;
+  replays = c0.replays + c1.replays - e.replays0;
+  retry = c0.retry_ps + c1.retry_ps - e.retry0;
+}
+
+int FaultManager::event_of(const Port& at, LossCause cause) const {
+  if (cause == LossCause::kDeviceDown && current_ >= 0) return current_;
+  const auto it = link_of_port_.find(&at);
+  if (it != link_of_port_.end() && down_count_[size_t(it->second)] > 0)
+    return down_by_event_[size_t(it->second)];
+  if (current_ >= 0) return current_;
+  return last_down_;
+}
+
+void FaultManager::lost(const Port& at, LossRecovery recovery, Packet* p, LossCause cause) {
+  if (recovery == LossRecovery::kTransport && p->kind == PacketKind::kPause) {
+    ++control_frames_lost_;  // a link-level frame: gone with its link, in no ledger
+    PacketPool::global().release(p);
+    return;
+  }
+  const int e = event_of(at, cause);
+  EventStats* ev = e >= 0 ? &ev_[size_t(e)] : nullptr;
   ++lost_;
   lost_payload_ += p->payload_bytes;
+  if (ev) {
+    ++ev->lost;
+    ev->lost_bytes += p->payload_bytes;
+  }
   if (recovery == LossRecovery::kEndToEnd && sys_.endpoint(p->src)) {
+    if (ev) ++ev->retransmitted;
     retransmit_q_.push(p);
     retransmit_->at(Scheduler::now() + plan_.retransmit_ps, 0);
     return;
   }
-  if (unrecovered_ == 0)
-    first_unrecovered_ = where + " at " + us_text(Scheduler::now()) + ": " +
+  if (recovery == LossRecovery::kTransport && has_transport_) {
+    // A drop like a switch's: the NIC transport that sent it finds the loss (SACK gap,
+    // timeout) and sends it again.
+    ++ledger_drops_[loss_cause_name(cause)];
+    ++transport_drops_;
+    if (ev) ++ev->transport_drops;
+    PacketPool::global().release(p);
+    return;
+  }
+  if (unrecovered_ == 0) {
+    const char* how = cause == LossCause::kLinkDown     ? " (link to " : "";
+    first_unrecovered_ = at.display_name() +
+                         (cause == LossCause::kLinkDown ? how + at.peer_name + " down)"
+                          : cause == LossCause::kNoRoute ? std::string(" (no route after a fault)")
+                                                         : std::string(" (device failed)")) +
+                         " at " + us_text(Scheduler::now()) + ": " +
                          std::to_string(p->payload_bytes) + " B of a message from endpoint " +
                          std::to_string(p->src) + " to endpoint " + std::to_string(p->dst);
+  }
   ++unrecovered_;
   unrecovered_payload_ += p->payload_bytes;
+  if (ev) ++ev->lost_for_good;
   PacketPool::global().release(p);
 }
 
-nlohmann::json FaultManager::json() const {
+void FaultManager::add_to_ledger(PacketLedger& l) const {
+  for (const auto& kv : ledger_drops_) l.dropped[kv.first] += kv.second;
+}
+
+const FaultWindow* FaultManager::window_of(uint64_t t,
+                                           const std::vector<FaultWindow>& windows) const {
+  for (const FaultWindow& w : windows)
+    if (t >= w.start_ps && t < w.end_ps) return &w;
+  return nullptr;
+}
+
+uint64_t FaultManager::capacity_extra_ps(const EventStats& e, const FaultWindow* w) const {
+  if (!w || e.ceiling_GBps < 0 || ceiling0_ <= 0 || e.ceiling_GBps >= ceiling0_ ||
+      e.up_ps < w->end_ps)
+    return 0;
+  return uint64_t(double(w->end_ps - e.first_ps) * (1.0 - e.ceiling_GBps / ceiling0_));
+}
+
+nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const {
   nlohmann::json j;
   j["detection_time_ps"] = plan_.detection_ps;
   j["retransmit_timeout_ps"] = plan_.retransmit_ps;
-  j["events"] = plan_.events;
+  j["route_recomputations"] = recomputations_;
+  if (healed_ps_ != UINT64_MAX) j["restored_at_end_ps"] = healed_ps_;
   j["route_recomputations_ps"] = recomputed_ps_;
+  const uint64_t now = Scheduler::now();
+  nlohmann::json events = nlohmann::json::array();
+  for (size_t i = 0; i < ev_.size(); ++i) {
+    const EventStats& e = ev_[i];
+    nlohmann::json x;
+    x["event"] = plan_.events[i];
+    x["played"] = e.first_ps != UINT64_MAX;
+    const FaultWindow* w = e.first_ps != UINT64_MAX ? window_of(e.first_ps, windows) : nullptr;
+    if (e.first_ps != UINT64_MAX) {
+      x["at_ps"] = e.first_ps;
+      if (w) x["during"] = w->label;
+    }
+    x["actions_played"] = e.actions;
+    x["cut_transactions"] = e.cut;
+    x["cut_payload_bytes"] = e.cut_bytes;
+    x["replayed_after_link_up"] = e.replayed;
+    x["rerouted_after_detection"] = e.rerouted;
+    x["lost_transactions"] = e.lost;
+    x["lost_payload_bytes"] = e.lost_bytes;
+    x["retransmitted_end_to_end"] = e.retransmitted;
+    x["dropped_for_transport"] = e.transport_drops;
+    x["lost_for_good"] = e.lost_for_good;
+    x["traffic_wait_ps"] = e.wait_ps + (e.open_since != UINT64_MAX ? now - e.open_since : 0);
+    if (e.ceiling_GBps >= 0) {
+      x["ceiling_busbw_GBps_before"] = ceiling0_;
+      x["ceiling_busbw_GBps_after"] = e.ceiling_GBps;
+      x["capacity_extra_ps_estimate"] = capacity_extra_ps(e, w);
+    }
+    if (e.ber_link >= 0) {
+      uint64_t crc = e.crc_errors, replays = e.replays, retry = e.retry_ps;
+      if (e.in_burst) burst_counts(e, crc, replays, retry);
+      x["crc_errors"] = crc;
+      x["replays"] = replays;
+      x["retry_ps"] = retry;
+    }
+    events.push_back(x);
+  }
+  j["events"] = events;
   uint64_t cut = 0, replayed = 0, recovered = 0, dropped = 0;
   for (const Port* p : sys_.ports()) {
     const Port::FaultCounters& f = p->fault_counters();
@@ -156,26 +381,85 @@ nlohmann::json FaultManager::json() const {
   j["lost_transactions"] = lost_;
   j["lost_payload_bytes"] = lost_payload_;
   j["retransmitted_end_to_end"] = retransmitted_;
+  j["dropped_for_transport"] = transport_drops_;
+  j["control_frames_lost"] = control_frames_lost_;
   j["lost_for_good"] = unrecovered_;
   j["lost_for_good_payload_bytes"] = unrecovered_payload_;
   return j;
 }
 
-std::vector<std::string> FaultManager::summary() const {
+std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& windows) const {
   std::vector<std::string> out;
-  for (const std::string& e : plan_.events) out.push_back("# fault: " + e);
-  const nlohmann::json j = json();
+  const uint64_t now = Scheduler::now();
+  for (size_t i = 0; i < ev_.size(); ++i) {
+    const EventStats& e = ev_[i];
+    std::string s = "# fault " + std::to_string(i) + ": " + plan_.events[i];
+    if (e.first_ps == UINT64_MAX) {
+      out.push_back(s + ": not played (the workload had finished)");
+      continue;
+    }
+    const FaultWindow* w = window_of(e.first_ps, windows);
+    if (w) s += ", during " + w->label;
+    std::vector<std::string> parts;
+    if (e.cut)
+      parts.push_back(plural(e.cut, "transaction", "transactions") + " cut on the wire");
+    if (e.replayed) parts.push_back(std::to_string(e.replayed) + " replayed once the link was up");
+    if (e.rerouted) parts.push_back(std::to_string(e.rerouted) + " sent again on other routes");
+    if (e.retransmitted)
+      parts.push_back(plural(e.retransmitted, "transaction", "transactions") +
+                      " lost and retransmitted end to end after the " +
+                      format_time_ps(plan_.retransmit_ps) + " timeout");
+    if (e.transport_drops)
+      parts.push_back(plural(e.transport_drops, "packet", "packets") +
+                      " dropped, recovered by the NIC transports");
+    if (e.lost_for_good)
+      parts.push_back(plural(e.lost_for_good, "transaction", "transactions") + " lost for good");
+    const uint64_t wait = e.wait_ps + (e.open_since != UINT64_MAX ? now - e.open_since : 0);
+    if (wait)
+      parts.push_back("traffic for its links waited " + us_text(wait) +
+                      (e.open_since != UINT64_MAX ? " (still waiting at the end)"
+                                                  : " (until rerouted or up; detection " +
+                                                        format_time_ps(plan_.detection_ps) + ")"));
+    if (e.ceiling_GBps >= 0 && e.ceiling_GBps < ceiling0_) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "ceiling busbw with its links down %.2f GB/s (was %.2f)",
+                    e.ceiling_GBps, ceiling0_);
+      std::string c = buf;
+      if (const uint64_t x = capacity_extra_ps(e, w)) {
+        std::snprintf(buf, sizeof buf, ": the rest of the row, %.3f us, took ~%.3f us more than "
+                      "at the full ceiling", double(w->end_ps - e.first_ps) * 1e-6,
+                      double(x) * 1e-6);
+        c += buf;
+      }
+      parts.push_back(c);
+    } else if (e.ceiling_GBps >= 0) {
+      parts.push_back("ceiling busbw unchanged with its links down (another path has the capacity)");
+    }
+    if (e.ber_link >= 0) {
+      uint64_t crc = e.crc_errors, replays = e.replays, retry = e.retry_ps;
+      if (e.in_burst) burst_counts(e, crc, replays, retry);
+      parts.push_back(std::to_string(crc) + " CRC errors and " + std::to_string(replays) +
+                      " replays (link-level retry) costing " + us_text(retry) +
+                      " of transmitter time");
+    }
+    if (!parts.empty()) {
+      s += ": ";
+      for (size_t k = 0; k < parts.size(); ++k) s += (k ? "; " : "") + parts[k];
+    }
+    out.push_back(s);
+  }
+  if (healed_ps_ != UINT64_MAX)
+    out.push_back("# faults: links still down when the workload finished came back up then (" +
+                  us_text(healed_ps_) + ") so that what was in flight could drain");
   char buf[400];
   std::snprintf(buf, sizeof buf,
-                "# faults: %zu route recomputations (detection %s), %llu transactions cut, "
-                "%llu replayed after link up, %llu rerouted after detection, %llu lost and "
-                "retransmitted end to end (timeout %s), %llu lost for good",
-                recomputed_ps_.size(), format_time_ps(plan_.detection_ps).c_str(),
-                (unsigned long long)j["cut_transactions"].get<uint64_t>(),
-                (unsigned long long)j["replayed_after_link_up"].get<uint64_t>(),
-                (unsigned long long)j["rerouted_after_detection"].get<uint64_t>(),
-                (unsigned long long)retransmitted_, format_time_ps(plan_.retransmit_ps).c_str(),
-                (unsigned long long)unrecovered_);
+                "# faults: %llu route recomputations (detection %s), %llu transactions lost "
+                "(%llu retransmitted end to end after %s, %llu dropped for the NIC "
+                "transports, %llu lost for good)",
+                (unsigned long long)recomputations_, format_time_ps(plan_.detection_ps).c_str(),
+                (unsigned long long)lost_, (unsigned long long)retransmitted_,
+                format_time_ps(plan_.retransmit_ps).c_str(),
+                (unsigned long long)transport_drops_, (unsigned long long)unrecovered_);
   out.push_back(buf);
   return out;
 }
@@ -184,17 +468,22 @@ std::string FaultManager::unfinished_reason() const {
   // The event to blame: the one that took down a link still down, else the first.
   int blame = -1;
   std::string down;
+  size_t ndown = 0;
   for (size_t l = 0; l < down_count_.size(); ++l) {
     if (down_count_[l] == 0) continue;
     if (blame < 0) blame = down_by_event_[l];
-    if (down.size() < 300) down += (down.empty() ? "" : ", ") + sys_.link_name(int(l));
+    if (++ndown <= 4) down += (down.empty() ? "" : ", ") + sys_.link_name(int(l));
   }
+  if (ndown > 4) down += " and " + std::to_string(ndown - 4) + " more";
   if (unrecovered_ > 0) {
-    const int e = blame >= 0 ? blame : plan_.actions.empty() ? 0 : plan_.actions[0].event;
+    int e = blame;
+    for (size_t i = 0; i < ev_.size() && e < 0; ++i)
+      if (ev_[i].lost_for_good) e = int(i);
+    if (e < 0) e = plan_.actions.empty() ? 0 : plan_.actions[0].event;
     return plan_.where.at(size_t(e)) + ": the workload cannot finish: " +
            std::to_string(unrecovered_) + " transactions (" +
            std::to_string(unrecovered_payload_) + " B) were lost for good, the first at " +
-           first_unrecovered_ + " (its protocol has no end-to-end retransmission, and what a "
+           first_unrecovered_ + " (their protocol has no end-to-end retransmission, and what a "
            "failed switch held is gone); " + plan_.events.at(size_t(e)) +
            "; use a protocol that retransmits end to end, or a fault the link recovers from";
   }

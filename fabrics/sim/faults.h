@@ -8,14 +8,18 @@
 //     transactions a still-failed link cut and kept for replay go back to their devices
 //     (Port::recover_held -> PortOwner::tx_recover), which send them on the new routes;
 //   * a lost transaction (LossHandler) is sent again by its source after retransmit_timeout
-//     where the protocol retransmits end to end, and is otherwise counted lost for good.
-// It keeps the accounting (lost, retransmitted, replayed, recovered) and explains a run the
-// faults left unable to finish.
+//     where the protocol retransmits end to end (infiniband), is a packet-ledger drop its
+//     NIC transport recovers (ethernet), and is otherwise counted lost for good.
+// It keeps the accounting per event (what each cut, replayed, rerouted, lost; how long the
+// traffic on its links waited; the busbw ceiling with its links down) that explains a
+// row's extra time, and explains a run the faults left unable to finish.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -23,6 +27,7 @@
 
 #include "fabrics/systems/system_spec.h"
 #include "models/core/fifo.h"
+#include "models/core/ledger.h"
 #include "models/core/scheduler.h"
 #include "models/core/timer.h"
 #include "models/link/port.h"
@@ -31,6 +36,12 @@ namespace fabricsim {
 
 class System;
 
+// A stretch of the workload a fault may fall into: a size of a sweep, a job.
+struct FaultWindow {
+  std::string label;  // "the 16MiB all_reduce", "job 3"
+  uint64_t start_ps = 0, end_ps = 0;
+};
+
 class FaultManager : public sc_core::sc_module, public Wakeable, public LossHandler {
  public:
   FaultManager(sc_core::sc_module_name n, System& sys, const SystemSpec& spec);
@@ -38,16 +49,33 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   // The workload has finished: later faults are not played (they would only move the
   // end of the run).
   void set_done(std::function<bool()> done) { done_ = std::move(done); }
+  // Called when the workload finishes: links and switches still down come back up now
+  // (with routes through them at once), so that what is still in flight (a transport's
+  // last acknowledgements, retransmissions) drains; no later fault is played.
+  void workload_done();
+  // The busbw ceiling (GB/s) of the workload on the fabric without the links marked in
+  // `down` (per graph link), for the reports; unset: not reported.
+  void set_ceiling(std::function<double(const std::vector<char>& down)> f) {
+    ceiling_ = std::move(f);
+  }
 
-  void lost(const std::string& where, LossRecovery recovery, Packet* p) override;
+  void lost(const Port& at, LossRecovery recovery, Packet* p, LossCause cause) override;
+  // Packets the NIC transports sent that faults dropped, by cause, for the packet ledger.
+  void add_to_ledger(PacketLedger& l) const;
 
   // Payload bytes of every transaction copy lost (retransmitted ones included): the
   // end-of-run balance is sent = delivered + absorbed + lost.
   uint64_t lost_payload() const { return lost_payload_; }
   uint64_t lost_for_good() const { return unrecovered_; }
-  nlohmann::json json() const;
-  // The "# faults:" lines printed under the table.
-  std::vector<std::string> summary() const;
+  // Links down now (at the end of a run: never brought back up).
+  bool links_down() const;
+  // The links down now separate two ranks.
+  bool cut_off() const;
+  // results.json's "faults": the plan, every event's accounting, the totals. `windows`:
+  // the rows or jobs, to name the one each event fell into.
+  nlohmann::json json(const std::vector<FaultWindow>& windows) const;
+  // The "# fault ..." lines printed under the table.
+  std::vector<std::string> summary(const std::vector<FaultWindow>& windows) const;
   // Why the faults leave the workload unable to finish ("" if they do not explain it):
   // data lost for good, or ranks with no path, naming the events in effect. Starts with
   // the location of the event to blame ("file:line:col: faults.events[i]: ").
@@ -55,16 +83,54 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
 
  private:
   enum : uint32_t { kAction, kDetect };
+  // What one event of the plan did (an event may be several actions: a flap).
+  struct EventStats {
+    uint64_t first_ps = UINT64_MAX;  // when its first action was played (MAX: never)
+    int actions = 0;                 // of its actions, how many were played
+    uint64_t cut = 0, cut_bytes = 0;  // transactions its links cut on the wire
+    uint64_t replayed = 0;            // kept ones sent again on the link once up
+    uint64_t rerouted = 0;            // kept ones handed back at detection
+    uint64_t lost = 0, lost_bytes = 0;       // every copy lost (any recovery)
+    uint64_t retransmitted = 0;              // of those, sent again end to end
+    uint64_t transport_drops = 0;            // of those, packet-ledger drops (NICs recover)
+    uint64_t lost_for_good = 0;
+    uint64_t wait_ps = 0;        // its outages: down until routes avoid it or it is up
+    uint64_t open_since = UINT64_MAX;  // an outage whose wait is still running
+    double ceiling_GBps = -1;    // busbw ceiling with its links down (-1: not computed)
+    uint64_t up_ps = UINT64_MAX;  // when its last link came back up (MAX: not yet)
+    uint64_t crc_errors = 0, replays = 0, retry_ps = 0;  // ber_burst: during the burst
+    bool in_burst = false;  // ber_burst: started, not ended (counters from the start:)
+    uint64_t crc0 = 0, replays0 = 0, retry0 = 0;
+    int ber_link = -1;
+  };
+  // A burst's retry counters: those gained since its start, added to `e` (at its end or at
+  // the end of the run).
+  void burst_counts(const EventStats& e, uint64_t& crc, uint64_t& replays, uint64_t& retry) const;
   void wake(uint32_t what) override;
   void apply(const FaultAction& a);
-  void set_link(int link, bool down);  // one more (or one less) reason for it to be down
+  void set_link(int link, bool down, int event);  // one more (or one less) reason to be down
   void detect();
+  void close_wait(int event, uint64_t t);
+  int event_of(const Port& at, LossCause cause) const;
+  const FaultWindow* window_of(uint64_t t, const std::vector<FaultWindow>& windows) const;
+  // The time the rest of window `w` after event `e` lost to the capacity its links took
+  // away: (end - at) x (1 - ceiling after / ceiling before), if they stayed down to its
+  // end; 0 otherwise or without ceilings.
+  uint64_t capacity_extra_ps(const EventStats& e, const FaultWindow* w) const;
+  std::vector<char> down_now() const;
 
   System& sys_;
   const SystemSpec& spec_;
   const FaultPlan& plan_;
   std::function<bool()> done_;
+  std::function<double(const std::vector<char>&)> ceiling_;
+  double ceiling0_ = -1;            // the ceiling with every link up
   size_t next_ = 0;                 // next action of the plan
+  bool over_ = false;               // workload_done() ran
+  uint64_t healed_ps_ = UINT64_MAX; // when it brought links back (MAX: none were down)
+  std::vector<char> device_down_;   // per graph device: failed now
+  int current_ = -1;                // the event whose action is being played
+  int last_down_ = -1;              // the last event that took something down
   Alarm action_alarm_, detect_alarm_;
   struct Detection {
     uint64_t at_ps;
@@ -75,9 +141,16 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   std::vector<int> down_count_;     // per link: how many events hold it down now
   std::vector<char> routed_down_;   // per link: down as far as routes know
   std::vector<int> down_by_event_;  // per link: the event that last took it down
+  std::unordered_map<const Port*, int> link_of_port_;
+  std::vector<EventStats> ev_;      // per event of the plan
   std::unique_ptr<TimerQueue> retransmit_;
   Fifo<Packet*> retransmit_q_;
-  std::vector<uint64_t> recomputed_ps_;  // times routes were recomputed
+  std::vector<uint64_t> recomputed_ps_;  // times routes were recomputed (the first 1000)
+  uint64_t recomputations_ = 0;
+  bool has_transport_ = false;      // NICs with a transport (kTransport losses are drops)
+  std::map<std::string, uint64_t> ledger_drops_;  // by cause
+  uint64_t control_frames_lost_ = 0;  // link-level control frames (pause) lost with a link
+  uint64_t transport_drops_ = 0;    // kTransport losses: in the ledger, recovered by NICs
   uint64_t lost_ = 0, lost_payload_ = 0, retransmitted_ = 0, unrecovered_ = 0;
   uint64_t unrecovered_payload_ = 0;
   std::string first_unrecovered_;   // "where at T: src -> dst, B bytes"

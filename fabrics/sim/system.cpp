@@ -210,9 +210,18 @@ std::vector<std::string> System::credit_waits(size_t max) const {
   return out;
 }
 
+std::string System::credits_check() const {
+  for (const Port* p : all_ports_) {
+    std::string s = p->credits_check();
+    if (!s.empty()) return s;
+  }
+  return "";
+}
+
 PacketLedger System::ledger() const {
   PacketLedger l;
   for (const auto& d : devices_) d->add_to_ledger(l);
+  if (faults_) faults_->add_to_ledger(l);
   return l;
 }
 

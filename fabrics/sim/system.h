@@ -41,6 +41,9 @@ class System {
   // Ports whose transmitter waits for credits, oldest wait first (at most `max`), as
   // "gpu0.port[3] (since 1.2us)": for the deadlock report.
   std::vector<std::string> credit_waits(size_t max) const;
+  // End of a finished run: "" if every port has all its credits and an empty replay
+  // buffer (Port::credits_check), else the first port that has not.
+  std::string credits_check() const;
 
   // Faults (fabrics/sim/faults.h; nullptr without a `faults:` section).
   FaultManager* faults() { return faults_.get(); }

@@ -54,7 +54,7 @@ std::vector<cfg::TypeSpec> event_specs() {
   return {
       {"link_down",
        "A link fails, both directions (fault event): its transmitters stop; what they had "
-       "not finished sending is cut (docs/models.md, \"Faults\").",
+       "not finished sending is cut (docs/faults.md).",
        {link, at_spec(), up_spec("the link")}},
       {"port_down",
        "A port fails (fault event): the link on it goes down as with link_down.",
@@ -102,12 +102,14 @@ class Loader {
     nlohmann::json resolved = p.to_json();
     resolved["events"] = nlohmann::json::array();
     const YAML::Node events = section["events"];
-    if (!events.IsDefined() || events.IsNull() || !events.IsSequence() || events.size() == 0)
-      cfg::fail(src_.file, events.IsDefined() ? events : section, "faults.events",
-                events.IsSequence() ? std::string("the list of fault events is empty")
-                                    : "expected a list of fault events, found " +
-                                          cfg::describe_node(events),
-                "e.g. events: [{type: link_down, link: \"gpu0.port[3]\", at: 20us}]");
+    const char* example = "e.g. events: [{type: link_down, link: \"gpu0.port[3]\", at: 20us}]";
+    if (!events.IsDefined())
+      cfg::fail(src_.file, section, "faults.events", "missing required key 'events'", example);
+    if (!events.IsSequence())
+      cfg::fail(src_.file, events, "faults.events",
+                "expected a list of fault events, found " + cfg::describe_node(events), example);
+    if (events.size() == 0)
+      cfg::fail(src_.file, events, "faults.events", "the list of fault events is empty", example);
     for (size_t i = 0; i < events.size(); ++i) resolved["events"].push_back(event(events[i], i));
     std::stable_sort(plan.actions.begin(), plan.actions.end(),
                      [](const FaultAction& a, const FaultAction& b) { return a.at_ps < b.at_ps; });
@@ -193,7 +195,7 @@ class Loader {
       const DeviceType& t = s_.type_of(d->second);
       if (!t.kind->forwards || !t.kind->can_fail)
         p.fail("device",
-               name + " is a " + t.kind->name + ", and only switches fail with switch_down",
+               name + " is of kind " + t.kind->name + ", and only switches fail with switch_down",
                "fail its links with link_down, or name a switch");
       const uint64_t up = up_at();
       add(at, FaultAction::kDeviceDown, d->second);
@@ -267,6 +269,19 @@ class Loader {
                              w.algorithm + " keeps reduction state in the switches)",
                          "use another algorithm, or remove the faults section");
     s_.auto_in_switch.clear();
+    // Routing features that choose paths from the topology's coordinates (dragonfly's
+    // minimal, Valiant, UGAL) would keep sending into a failed link: not modelled.
+    for (const auto& [name, params] : src_.device_types) {
+      const nlohmann::json& t = s_.resolved["device_types"][name];
+      if (!t.is_object() || !t.contains("routing") || !t["routing"].is_string()) continue;
+      const std::string routing = t["routing"].get<std::string>();
+      if (routing != "shortest")
+        params.fail("routing",
+                    "faults with routing: " + routing + " are not modelled (it picks paths from "
+                    "the dragonfly's coordinates, not from the routes recomputed after a "
+                    "failure)",
+                    "use routing: shortest, or remove the faults section");
+    }
   }
 
   SystemSpec& s_;

@@ -1,5 +1,5 @@
 // The `faults:` section of a config: link, port and switch failures, flapping links and
-// bit-error bursts at given simulated times (docs/config.md, "faults"). Parsed into the
+// bit-error bursts at given simulated times (docs/faults.md). Parsed into the
 // FaultPlan the fault manager plays during the run (fabrics/sim/faults.h). Plain C++.
 #pragma once
 #include <yaml-cpp/yaml.h>

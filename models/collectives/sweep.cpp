@@ -42,6 +42,7 @@ void CollectiveSweep::start_next() {
       r.wrong = count_wrong(r.count);
     }
     start_next();
+    if (next_ == sizes_.size() && rows_.back().end_ps && on_finished_) on_finished_();
   });
 }
 

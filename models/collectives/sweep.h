@@ -34,6 +34,8 @@ class CollectiveSweep : public sc_core::sc_module {
                   const coll::AlgoInfo* functional, int root = 0);
   const std::vector<SweepRow>& rows() const { return rows_; }
   bool finished() const { return next_ == sizes_.size() && !engine_.busy(); }
+  // Called once, when the last size's collective has completed.
+  void set_on_finished(std::function<void()> f) { on_finished_ = std::move(f); }
 
  private:
   void start_next();
@@ -53,6 +55,7 @@ class CollectiveSweep : public sc_core::sc_module {
   int root_;
   size_t next_ = 0;
   std::vector<SweepRow> rows_;
+  std::function<void()> on_finished_;
 };
 
 }  // namespace fabricsim

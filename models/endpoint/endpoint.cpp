@@ -70,6 +70,8 @@ void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
     reach_count_[d] = uint32_t(routes[d].size());
   }
   if (!again) return;
+  // A port's reach changed: messages its search skipped may be its own now.
+  for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), 0);
   for (size_t port = 0; port < staged_.size(); ++port) {
     Packet* p = staged_[port];
     if (!p || p->dst == kGroupDst || reach_[p->dst].test(int(port))) continue;

@@ -9,7 +9,7 @@
 
 namespace fabricsim {
 
-// What becomes of a transaction cut by a link failure (docs/models.md, "Faults"), a
+// What becomes of a transaction cut by a link failure (docs/faults.md, "What the fabric does"), a
 // property of the link's protocol (link_recovery() in link_type.h):
 //   kLinkReplay  it is still in the transmitter's replay buffer: sent again on the same
 //                link once it is up, or, if the link is still down when the failure is
@@ -18,11 +18,31 @@ namespace fabricsim {
 //                an assumption of the model);
 //   kEndToEnd    it is lost on the link; its source sends it again after the transport's
 //                retransmission timeout (InfiniBand reliable connection);
-//   kNone        it is lost; nothing sends it again (Ethernet without a reliable
-//                transport, generic links): the run cannot finish and says so.
+//   kTransport   it is dropped in the network, like a packet a switch drops: the NIC
+//                transport that sent it (Ultra Ethernet, RoCE: models/nic/) finds the
+//                loss and sends it again; it counts in the packet ledger as a drop
+//                (Ethernet; without NICs on the path it is kNone);
+//   kNone        it is lost; nothing sends it again (generic links): the run cannot
+//                finish and says so.
 // Transactions lost inside a failed switch were acknowledged hop by hop: only kEndToEnd
-// recovers them.
-enum class LossRecovery : uint8_t { kLinkReplay, kEndToEnd, kNone };
+// and kTransport recover them (after_device_failure).
+enum class LossRecovery : uint8_t { kLinkReplay, kEndToEnd, kTransport, kNone };
+
+// What recovers a transaction a failed device held, on links of recovery `r`.
+inline LossRecovery after_device_failure(LossRecovery r) {
+  return r == LossRecovery::kEndToEnd || r == LossRecovery::kTransport ? r : LossRecovery::kNone;
+}
+
+// Why a fault lost a transaction (for reports and the packet ledger's drop reasons).
+enum class LossCause : uint8_t { kLinkDown, kDeviceDown, kNoRoute };
+inline const char* loss_cause_name(LossCause c) {
+  switch (c) {
+    case LossCause::kLinkDown: return "link_down";
+    case LossCause::kDeviceDown: return "switch_down";
+    case LossCause::kNoRoute: return "no_route";
+  }
+  return "";
+}
 
 // Parameters of one link type (both directions are alike).
 struct LinkParams {

@@ -113,13 +113,15 @@ LossRecovery link_recovery(const std::string& protocol) {
   if (protocol == "nvlink" || protocol == "ualink" || protocol == "pcie")
     return LossRecovery::kLinkReplay;
   if (protocol == "infiniband") return LossRecovery::kEndToEnd;
-  return LossRecovery::kNone;  // ethernet (no reliable transport modelled yet), generic
+  if (protocol == "ethernet") return LossRecovery::kTransport;
+  return LossRecovery::kNone;  // generic
 }
 
 const char* recovery_name(LossRecovery r) {
   switch (r) {
     case LossRecovery::kLinkReplay: return "link-level replay";
     case LossRecovery::kEndToEnd: return "end-to-end retransmission";
+    case LossRecovery::kTransport: return "the NIC transport's retransmission";
     case LossRecovery::kNone: break;
   }
   return "no retransmission";

@@ -61,8 +61,9 @@ class Port;
 class LossHandler {
  public:
   virtual ~LossHandler() = default;
-  // `p` (now owned by the handler) was lost at `where` (a port's link, or a failed device).
-  virtual void lost(const std::string& where, LossRecovery recovery, Packet* p) = 0;
+  // `p` (now owned by the handler) was lost at port `at` (on its link, or in its failed
+  // device) for `cause`; `recovery` says what, if anything, sends it again.
+  virtual void lost(const Port& at, LossRecovery recovery, Packet* p, LossCause cause) = 0;
 };
 
 class PortOwner {
@@ -82,6 +83,13 @@ class PortOwner {
     (void)p;
     throw InternalError("port " + std::to_string(port) + ": this device cannot take back a "
                         "transaction cut by a link failure");
+  }
+  // Faults: the link on `port` went down (`down`) or came back, after the port itself
+  // reacted (Port::link_down/link_up). An owner whose queued traffic a down port cannot
+  // keep (a lossy switch drops it) reacts here. Default: nothing (the traffic waits).
+  virtual void link_changed(int port, bool down) {
+    (void)port;
+    (void)down;
   }
 };
 
@@ -190,6 +198,9 @@ class Port : public sc_core::sc_module,
   //   drop_arrivals()  the device behind this port failed: every transaction still on
   //                its way in is lost (its credits go back upstream), and so is every one
   //                it kept for replay (drop_held).
+  //   lose(p, cause)  the owner gives up `p` (queued for this port when it failed, or
+  //                with no route after a fault): it goes to the loss handler with this
+  //                port's link's recovery.
   void set_loss_handler(LossHandler* h) {
     loss_ = h;
     fault_aware_ = true;
@@ -199,6 +210,7 @@ class Port : public sc_core::sc_module,
   void recover_held();
   void drop_arrivals();
   void drop_held();
+  void lose(Packet* p, LossCause cause);
   void set_ber(double ber) { layer_->set_ber(ber); }
   bool link_is_down() const { return down_; }
   size_t held() const { return held_.size(); }
@@ -211,6 +223,10 @@ class Port : public sc_core::sc_module,
     uint64_t down_since = UINT64_MAX;
   };
   const FaultCounters& fault_counters() const { return f_; }
+  // End-of-run accounting: "" if every credit of the peer's receive buffer is back here or
+  // on its way (credit-free receivers: nothing to check) and the replay buffer is empty
+  // but for what acks on their way will free; otherwise what is missing.
+  std::string credits_check() const;
 
   // tlm interfaces
   tlm::tlm_sync_enum nb_transport_fw(Packet& p, Phase& ph, sc_core::sc_time& d) override;

@@ -58,8 +58,9 @@ void Port::link_down() {
     if (link_.recovery == LossRecovery::kLinkReplay)
       held_.push(p);
     else
-      loss_->lost(display_name_ + " (link to " + peer_name + " down)", link_.recovery, p);
+      loss_->lost(*this, link_.recovery, p, LossCause::kLinkDown);
   }
+  owner_->link_changed(index_, true);
 }
 
 void Port::link_up() {
@@ -70,6 +71,7 @@ void Port::link_up() {
   fault_state_ = !held_.empty();
   // Credits returned while the link was down are absorbed as usual when it next looks.
   Scheduler::instance().set(tx_alarm_, now());
+  owner_->link_changed(index_, false);
 }
 
 void Port::recover_held() {
@@ -84,23 +86,50 @@ void Port::recover_held() {
 // Inside a failed device a transaction is gone for every protocol but one with end-to-end
 // retransmission: link-level replay had already handed it over.
 void Port::drop_arrivals() {
-  const LossRecovery r = peer_link_.recovery == LossRecovery::kEndToEnd ? LossRecovery::kEndToEnd
-                                                                        : LossRecovery::kNone;
+  const LossRecovery r = after_device_failure(peer_link_.recovery);
   while (!arrivals_.empty()) {
     Packet* p = arrivals_.pop_back();
     ++f_.dropped_arrivals;
     // The failed device will never free its buffer: the credits go back upstream as if it
-    // had, so that the link starts with full credits when the device is up again.
-    release_rx(p, 0);
-    loss_->lost(display_name_ + " (device failed)", r, p);
+    // had, so that the link starts with full credits when the device is up again. (A
+    // credit-free receiver returns none.)
+    if (!credit_free_rx_) release_rx(p, 0);
+    loss_->lost(*this, r, p, LossCause::kDeviceDown);
   }
 }
 
 void Port::drop_held() {
-  const LossRecovery r = link_.recovery == LossRecovery::kEndToEnd ? LossRecovery::kEndToEnd
-                                                                   : LossRecovery::kNone;
-  while (!held_.empty()) loss_->lost(display_name_ + " (device failed)", r, held_.pop());
+  const LossRecovery r = after_device_failure(link_.recovery);
+  while (!held_.empty())
+    loss_->lost(*this, r, held_.pop(), LossCause::kDeviceDown);
   fault_state_ = down_;
+}
+
+std::string Port::credits_check() const {
+  if (!attached_) return "";
+  if (!peer_ || !peer_->credit_free_rx_) {
+    std::vector<uint64_t> c = credits_;
+    for (size_t i = 0; i < credit_fifo_.size(); ++i) c[credit_fifo_.at(i).vc] += credit_fifo_.at(i).bytes;
+    for (size_t vc = 0; vc < c.size(); ++vc)
+      if (c[vc] != peer_link_.rx_buffer_bytes)
+        return display_name_ + ": " + std::to_string(c[vc]) + " B of credits on vc " +
+               std::to_string(vc) + ", the peer's buffer holds " +
+               std::to_string(peer_link_.rx_buffer_bytes) + " B";
+  }
+  uint64_t acked = 0;
+  for (size_t i = 0; i < acks_.size(); ++i) acked += acks_.at(i).bytes;
+  if (replay_used_ != acked)
+    return display_name_ + ": " + std::to_string(replay_used_ - acked) +
+           " B left in the replay buffer";
+  if (!held_.empty()) return display_name_ + ": " + std::to_string(held_.size()) + " transactions held";
+  return "";
+}
+
+void Port::lose(Packet* p, LossCause cause) {
+  FABRICSIM_ASSERT(loss_, display_name_ + ": a transaction lost in a run without faults");
+  const LossRecovery r =
+      cause == LossCause::kDeviceDown ? after_device_failure(link_.recovery) : link_.recovery;
+  loss_->lost(*this, r == LossRecovery::kLinkReplay ? LossRecovery::kNone : r, p, cause);
 }
 
 }  // namespace fabricsim

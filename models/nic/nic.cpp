@@ -43,10 +43,27 @@ void Nic::end_of_elaboration() {
 }
 
 void Nic::set_routes(const std::vector<std::vector<int>>& routes) {
+  // Routes recomputed after a fault: an accelerator of this NIC whose host link is down
+  // stays behind that port (nothing else leads to it; its traffic waits for the link).
+  std::vector<int> before;
+  before.swap(host_route_);
   host_route_.assign(routes.size(), -1);
-  for (size_t d = 0; d < routes.size(); ++d)
+  for (size_t d = 0; d < routes.size(); ++d) {
     for (int port : routes[d])
       if (port < net_) host_route_[d] = port;
+    if (routes[d].empty() && d < before.size()) host_route_[d] = before[d];
+  }
+}
+
+void Nic::tx_recover(int port, Packet* p) {
+  p->head_ps = p->tail_ps = now();
+  if (port == net_) {
+    recovered_.push(p);
+  } else {
+    host_q_[size_t(port)].push(p);
+    host_q_bytes_[size_t(port)] += p->payload_bytes;
+  }
+  ports_[size_t(port)]->kick();
 }
 
 void Nic::wake(uint32_t what) {
@@ -217,6 +234,7 @@ void Nic::net_arrive(Packet* p) {
 
 Packet* Nic::tx_peek(int port) {
   if (port != net_) return host_q_[size_t(port)].empty() ? nullptr : host_q_[size_t(port)].front();
+  if (!recovered_.empty()) return recovered_.front();  // faults only
   if (!ctl_.empty()) return ctl_.front();
   const Port& net = *ports_[size_t(net_)];
   const uint8_t tc = uint8_t(p_.traffic_class);
@@ -236,6 +254,10 @@ void Nic::tx_pop(int port, Packet* p) {
     host_q_[size_t(port)].pop();
     host_q_bytes_[size_t(port)] -= p->payload_bytes;
     host_tx_bytes_ += p->payload_bytes;
+    return;
+  }
+  if (!recovered_.empty() && recovered_.front() == p) {  // sent before: injected once
+    recovered_.pop();
     return;
   }
   ++injected_;

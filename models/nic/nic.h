@@ -61,6 +61,10 @@ class Nic : public sc_core::sc_module,
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
   void wake(uint32_t what) override;
+  // Faults: a transaction a failed host link cut and its replay kept goes out on that port
+  // again once it is up (the NIC has no other way to its accelerator); on the network port
+  // (a link with replay) it goes out again ahead of the transport's traffic.
+  void tx_recover(int port, Packet* p) override;
 
   // NicServices
   uint64_t now() const override { return Scheduler::now(); }
@@ -108,6 +112,7 @@ class Nic : public sc_core::sc_module,
   std::vector<Fifo<Packet*>> host_q_;   // [host port] transactions to the accelerator
   std::vector<uint64_t> host_q_bytes_;  // [host port] their payload
   Fifo<Packet*> ctl_;                   // control packets for the network port
+  Fifo<Packet*> recovered_;             // faults: network transactions to send again
   Packet* staged_ = nullptr;            // data packet the network port was offered
   Fifo<std::pair<int, Packet*>> held_;  // host transactions waiting for send-buffer space
   std::vector<Partial> partials_;

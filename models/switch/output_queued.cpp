@@ -43,6 +43,10 @@ void OutputQueuedSwitch::rx_arrive(int in, Packet* p) {
   const uint64_t t = Port::now();
   const int r = router_ ? router_->route(in, *p) : -1;
   p->route_port = r >= 0 ? r : select_route(in, *p);
+  if (__builtin_expect(p->route_port < 0, 0)) {  // no route after a fault
+    ports_[size_t(in)]->lose(p, LossCause::kNoRoute);
+    return;
+  }
   // The MAC's receive buffer is free once the tail is in: the port is credit-free (no
   // release_rx).
   p->in_port = uint16_t(in);
@@ -61,6 +65,10 @@ void OutputQueuedSwitch::emit(int out, Packet* p) {
 }
 
 void OutputQueuedSwitch::push(int out, Packet* p, uint64_t t) {
+  if (__builtin_expect(ports_[size_t(out)]->link_is_down(), 0)) {
+    push_down(out, p);
+    return;
+  }
   const int c = queue_of(*p);
   const size_t q = size_t(out) * nq_ + size_t(c);
   q_[q].push(p);

@@ -40,6 +40,22 @@ class OutputQueuedSwitch final : public Switch {
   void emit(int out, Packet* p) override;
   void push(int out, Packet* p, uint64_t t);
 
+  // Faults (output_queued_faults.cpp): a lossy switch drops what is queued for a port whose
+  // link fails and what arrives for it until routes change, and what has no route at all
+  // (a packet-ledger drop its NIC transport recovers from); a failed switch drops
+  // everything. (Transactions a link-level replay kept come back through tx_recover.)
+ public:
+  void link_changed(int port, bool down) override;
+  void tx_recover(int port, Packet* p) override;
+  void fail(LossHandler& loss) override;
+
+ private:
+  void reroute() override {}  // nothing queued waits for a failed port
+  // Takes `p` (admitted into egress queue `out`, or not yet if !admitted) out of the
+  // switch's accounting and hands it to the port's loss handler.
+  void discard(int out, Packet* p, bool admitted, LossCause cause);
+  [[gnu::cold]] void push_down(int out, Packet* p);
+
   enum : uint32_t { kResume = 1 };  // wake-up of port `what >> 1` after a pause
   int nq_;                       // queues per port: ncls_ + 1, control last
   bool dwrr_;

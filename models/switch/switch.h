@@ -104,9 +104,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   virtual void emit(int out, Packet* p);
   bool admit(int out, Packet* p, bool routed);
   // Faults: puts a transaction that has crossed the crossbar into the egress queue of a
-  // route to its destination, or parks it; moves traffic queued for failed ports.
+  // route to its destination, or parks it; moves traffic queued for failed ports (new
+  // routes: the output-queued frame drops such traffic instead, when its port fails).
   void push_egress(int from, Packet* p);
-  void reroute();
+  virtual void reroute();
 
   std::string display_name_;
   SwitchParams params_;

@@ -133,13 +133,18 @@ void Switch::reroute() {
 }
 
 void Switch::fail(LossHandler& loss) {
+  // Every port of a switch speaks one protocol: what recovers what it held.
+  LossRecovery r = LossRecovery::kNone;
+  const Port* any = nullptr;
+  for (const std::unique_ptr<Port>& port : ports_)
+    if (port) {
+      r = after_device_failure(port->link().recovery);
+      any = port.get();
+    }
+  if (!any) return;
   const auto lose_queued = [&](int in, Packet* p) {
     ports_[size_t(in)]->release_rx(p, 0);  // its ingress credits go back upstream
-    loss.lost(display_name_ + " (failed)",
-              ports_[size_t(in)]->link().recovery == LossRecovery::kEndToEnd
-                  ? LossRecovery::kEndToEnd
-                  : LossRecovery::kNone,
-              p);
+    loss.lost(*ports_[size_t(in)], r, p, LossCause::kDeviceDown);
   };
   for (int in = 0; in < n_; ++in) {
     if (!ports_[size_t(in)]) continue;
@@ -148,26 +153,20 @@ void Switch::fail(LossHandler& loss) {
     if (voq_mode_) {
       for (int out = 0; out < n_; ++out)
         for (Fifo<Packet*>& q = voq_[size_t(in) * n_ + out]; !q.empty();) lose_queued(in, q.pop());
-    } else {
+    } else if (!inq_.empty()) {
       for (Fifo<Packet*>& q = inq_[size_t(in)]; !q.empty();) lose_queued(in, q.pop());
     }
   }
   for (const Parked& w : parked_in_) lose_queued(w.in, w.p);
   parked_in_.clear();
   for (int out = 0; out < n_; ++out) {
-    for (Fifo<Packet*>& q = egress_[size_t(out)]; !q.empty();) {
-      Packet* p = q.pop();
-      loss.lost(display_name_ + " (failed)",
-                ports_[size_t(out)]->link().recovery == LossRecovery::kEndToEnd
-                    ? LossRecovery::kEndToEnd
-                    : LossRecovery::kNone,
-                p);
-    }
+    for (Fifo<Packet*>& q = egress_[size_t(out)]; !q.empty();)
+      loss.lost(*ports_[size_t(out)], r, q.pop(), LossCause::kDeviceDown);
     egress_bytes_[size_t(out)] = 0;
     out_load_[size_t(out)] = 0;
     if (ports_[size_t(out)]) ports_[size_t(out)]->queue_stat().set(Port::now(), 0);
   }
-  for (Packet* p : parked_out_) loss.lost(display_name_ + " (failed)", LossRecovery::kNone, p);
+  for (Packet* p : parked_out_) loss.lost(*any, r, p, LossCause::kDeviceDown);
   parked_out_.clear();
   for (int i = 0; i < n_; ++i) {
     rows_[size_t(i)].clear();

@@ -258,6 +258,17 @@ check_case dev_urandom 2 "/dev/urandom:1:" -- check /dev/urandom
 check_case seed_largest 0 -- run "$GOOD" --seed 9000000000000000000 --quiet
 check_case seed_too_large 2 "--seed takes an integer from 0 to 9000000000000000000" -- \
   run "$GOOD" --seed 9000000000000000001 --quiet
+# Faults given on the command line are located at the --set.
+check_case set_fault_unknown_port 2 "$GOOD:<--set>: faults.events[0].link: port gpu0.port[3] has no link" -- \
+  check "$GOOD" --set 'faults.events=[{type: link_down, link: "gpu0.port[3]", at: 1us}]'
+check_case set_fault_time_beyond_limit 2 "$GOOD:<--set>: faults.events[0].at: at 61s is not before simulation.time_limit" -- \
+  check "$GOOD" --set 'faults={events: [{type: switch_down, device: sw0, at: 61s}]}'
+# Dragonfly routing picks paths from the topology's coordinates: faults are refused there.
+DRAGONFLY=$BAD_DIR/../../../configs/eth_dragonfly_1056.yaml
+if [ -f "$DRAGONFLY" ]; then
+  check_case faults_with_dragonfly_routing 2 "device_types.router.routing: faults with routing: minimal are not modelled" -- \
+    check "$DRAGONFLY" --set 'faults.events=[{type: link_down, link: "g0_r0.port[0]", at: 1us}]'
+fi
 check_case describe_unknown_type 2 "no_such_type" -- describe no_such_type
 check_case compare_without_file 2 "compare takes exactly one FILE" -- compare
 check_case compare_missing_file 2 "$MISSING" -- compare "$MISSING"
