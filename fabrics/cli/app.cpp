@@ -145,9 +145,16 @@ int run(const Options& o, const std::vector<std::string>& args) {
                         w.elem_bytes,
                         [&](uint64_t count) {
                           coll::CollParams cp = w.coll_params(n, count);
-                          if (!is_auto)
-                            return coll::make_schedule(w.collective, w.algorithm, cp,
-                                                       spec.domain_size);
+                          if (!is_auto && w.protocol != "auto") {
+                            const coll::Protocol proto = coll::protocol_from_name(w.protocol);
+                            cp = w.coll_params(n, count, w.algorithm, proto);
+                            coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp,
+                                                                   spec.domain_size);
+                            s.protocol = proto;
+                            if (w.protocol_model())
+                              s.algorithm += std::string("/") + coll::protocol_name(proto);
+                            return s;
+                          }
                           // auto: the cheapest candidate, its slices, and its label in
                           // the row ("hierarchical/4").
                           const size_t c = chooser.pick(double(count) * w.elem_bytes);
@@ -157,7 +164,11 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           s.algorithm = chooser.label(c);
                           return s;
                         },
-                        spec.simulation.functional ? &algo : nullptr, w.root);
+                        spec.simulation.functional ? &algo : nullptr, w.root,
+                        CollectiveSweep::Fabric{
+                            [] { return PacketPool::global().outstanding() > 0; },
+                            [&sys] { return sys.idle_at(); },
+                            [&sys] { sys.reset_dynamic_state(); }});
   sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const uint64_t now = sc_core::sc_time_stamp().value();
   if (!sweep.finished() || (runner && !runner->finished())) {

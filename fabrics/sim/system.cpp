@@ -1,5 +1,7 @@
 #include "fabrics/sim/system.h"
 
+#include <algorithm>
+
 #include "models/core/errors.h"
 #include "models/core/scheduler.h"
 #include "models/endpoint/endpoint.h"
@@ -109,6 +111,16 @@ uint64_t System::messages_in_flight() const {
   uint64_t n = 0;
   for (const auto& d : devices_) n += d->messages_in_flight();
   return n;
+}
+
+uint64_t System::idle_at() const {
+  uint64_t t = 0;
+  for (const auto& d : devices_) t = std::max(t, d->idle_at());
+  return t;
+}
+
+void System::reset_dynamic_state() {
+  for (const auto& d : devices_) d->reset_dynamic_state();
 }
 
 }  // namespace fabricsim

@@ -43,7 +43,39 @@ std::vector<ParamSpec> sweep_params() {
       param("launch_latency", K::kTime, "0ns", "us",
             "Time from a collective's start until its first operation may run (kernel "
             "launch); counted in the measured time.",
-            0)};
+            0),
+      param("completion_latency", K::kTime, "0ns", "us",
+            "Time from a collective's last operation to its completion being seen (kernel "
+            "exit and the host's event); counted in the measured time.",
+            0),
+      choice("protocol", {"simple", "ll", "ll128", "auto"}, "simple",
+             "NCCL protocol (docs/collectives.md, \"Protocols\"). simple: bulk data, a fence "
+             "and a flag per step (sync: fence_flag; with sync: data the idealised "
+             "transport). ll: 8 B lines of 4 B data + 4 B flag, no flag message. ll128: "
+             "128 B lines of 120 B data + 8 B flag, where every rank's endpoint allows it "
+             "(ll128: true). auto: per size with the algorithm, from the cost model "
+             "(rows show algo/proto). ll, ll128 and auto need sync: fence_flag."),
+      param("slots", K::kInt, "8", "",
+            "Buffer slots per connection (NCCL_STEPS): a sender has at most this many "
+            "steps in its reader's buffer not yet consumed; 0: unbounded. Protocol model "
+            "only (sync: fence_flag).",
+            0, 1024),
+      param("ll_chunk_bytes", K::kBytes, "32KiB", "bytes",
+            "Data per step of protocol ll (NCCL: 512 KiB of lines / 8 steps / 2).", 1),
+      param("ll128_chunk_bytes", K::kBytes, "576000B", "bytes",
+            "Data per step of protocol ll128 (NCCL: 4,915,200 B of lines / 8 steps x "
+            "120/128).",
+            1),
+      param("simple_channel_threshold", K::kBytes, "32KiB", "bytes",
+            "Protocol model: channels at size S are the most (up to channels) with S >= "
+            "channels x this (NCCL: 512 threads x 64 B for simple).",
+            0),
+      param("ll_channel_threshold", K::kBytes, "4KiB", "bytes (x ranks for rings)",
+            "As simple_channel_threshold for ll (NCCL: 512 threads x 8 B, times the ranks "
+            "for rings).",
+            0),
+      param("ll128_channel_threshold", K::kBytes, "5KiB", "bytes",
+            "As simple_channel_threshold for ll128 (NCCL: 640 threads x 8 B).", 0)};
 }
 
 // What both sweeps share after the collective and algorithm are known.
@@ -61,6 +93,28 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
   ws.sync.ack_bytes = p.bytes("ack_bytes");
   ws.sync.flag_bytes = p.bytes("flag_bytes");
   ws.sync.launch_latency_ps = p.time_ps("launch_latency");
+  ws.sync.completion_latency_ps = p.time_ps("completion_latency");
+  ws.protocol = p.str("protocol");
+  ws.sync.slots = uint32_t(p.integer("slots"));
+  coll::ProtocolConfig& pc = ws.proto;
+  pc.step_bytes[int(coll::Protocol::kSimple)] = ws.chunk_bytes;
+  pc.step_bytes[int(coll::Protocol::kLL)] = p.bytes("ll_chunk_bytes");
+  pc.step_bytes[int(coll::Protocol::kLL128)] = p.bytes("ll128_chunk_bytes");
+  pc.channel_threshold[int(coll::Protocol::kSimple)] = p.bytes("simple_channel_threshold");
+  pc.channel_threshold[int(coll::Protocol::kLL)] = p.bytes("ll_channel_threshold");
+  pc.channel_threshold[int(coll::Protocol::kLL128)] = p.bytes("ll128_channel_threshold");
+  pc.slots = ws.sync.slots;
+  if (ws.protocol != "simple" && !ws.sync.fence_flag)
+    p.fail("protocol",
+           "protocol " + ws.protocol + " with sync: data: the protocols run on the GPU "
+               "protocol model, and sync: data is the idealised transport",
+           "set sync: fence_flag (or protocol: simple)");
+  for (const char* key : {"ll_chunk_bytes", "ll128_chunk_bytes"})
+    if (p.bytes(key) < ws.elem_bytes)
+      p.fail(key,
+             std::string(key) + " " + format_bytes(p.bytes(key)) + " is smaller than one " +
+                 ws.datatype + " (" + std::to_string(ws.elem_bytes) + " B)",
+             "use at least " + std::to_string(ws.elem_bytes) + "B");
   if (ws.slices > 1 && ws.algorithm == "auto")
     p.fail("slices",
            "slices " + std::to_string(ws.slices) + " with algorithm auto: auto chooses the "

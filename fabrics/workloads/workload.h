@@ -52,11 +52,20 @@ struct WorkloadSpec {
   uint64_t chunk_bytes = 0;
   int slices = 0;            // all_reduce hierarchical: pipeline slices per channel
   coll::SyncProtocol sync;
+  std::string protocol = "simple";  // simple | ll | ll128 | auto (size sweeps)
+  coll::ProtocolConfig proto;       // per-protocol steps, channel thresholds, slots
   TrainingSpec training;     // training workloads only
   // Message sizes of the sweep, in bytes (each a whole number of elements).
   std::vector<uint64_t> sizes() const;
   // The collective parameters of this workload on `ranks` ranks for `count` elements.
   coll::CollParams coll_params(int ranks, uint64_t count) const;
+  // The GPU protocol model runs (sync: fence_flag; every ll/ll128 schedule needs it).
+  bool protocol_model() const { return sync.fence_flag; }
+  // The same for algorithm `algo` under protocol `p`: with the protocol model the library's
+  // channels for this size (NCCL's thresholds, at most `channels`) and p's step as the
+  // piece; otherwise coll_params.
+  coll::CollParams coll_params(int ranks, uint64_t count, const std::string& algo,
+                               coll::Protocol p) const;
 };
 
 struct WorkloadKind {

@@ -202,6 +202,9 @@ struct CollParams {
                              // per channel, pipelined across the levels (see the table
                              // above); must be 1 for make_schedule of any other algorithm
                              // (has_levels); the other generators ignore it
+  int loop_slices = 0;       // ring family (all_reduce ring, reduce_scatter and all_gather
+                             // rings): 0, or NCCL's loop order with this many pieces per
+                             // chunk (ring_allreduce.h RingParams::loop_slices)
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).

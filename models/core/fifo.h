@@ -13,6 +13,7 @@ class Fifo {
   T& front() { return buf_[head_]; }
   const T& front() const { return buf_[head_]; }
   T& at(size_t i) { return buf_[(head_ + i) & (buf_.size() - 1)]; }
+  const T& at(size_t i) const { return buf_[(head_ + i) & (buf_.size() - 1)]; }
   void push(const T& v) {
     if (size_ == buf_.size()) grow();
     buf_[(head_ + size_) & (buf_.size() - 1)] = v;

@@ -23,6 +23,8 @@ namespace fabricsim {
 //   kNvlsResult switch -> requester: the reduced data
 //   kNvlsMcast  endpoint -> switch: a multicast store, replicated by the switch
 //   kNvlsData   switch -> every member: one replica of a multicast store
+// kHead: a collective protocol's slot release, reader -> writer (NCCL's head update: the
+// reader has consumed a buffer slot the writer may now fill again).
 enum class PacketKind : uint8_t {
   kData,
   kAck,
@@ -35,9 +37,10 @@ enum class PacketKind : uint8_t {
   kNvlsResp,
   kNvlsResult,
   kNvlsMcast,
-  kNvlsData
+  kNvlsData,
+  kHead
 };
-constexpr size_t kPacketKinds = size_t(PacketKind::kNvlsData) + 1;  // kNvlsData is the last
+constexpr size_t kPacketKinds = size_t(PacketKind::kHead) + 1;  // kHead is the last
 
 inline bool is_nvls_switch_bound(PacketKind k) {
   return k == PacketKind::kNvlsReq || k == PacketKind::kNvlsResp || k == PacketKind::kNvlsMcast;

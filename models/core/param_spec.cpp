@@ -111,4 +111,15 @@ void apply_defaults(const std::vector<ParamSpec>& specs, void* object) {
     if (s.assign && !s.default_value.empty()) s.assign(object, default_value(s));
 }
 
+uint64_t optional_bandwidth_Bps(const ParamReader& r, const std::string& key) {
+  const std::string& v = r.str(key);
+  if (v == "none") return 0;
+  try {
+    return parse_bandwidth_bps(v) / 8;
+  } catch (const UnitError& ex) {
+    r.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
+  }
+  return 0;  // not reached: fail() throws
+}
+
 }  // namespace fabricsim

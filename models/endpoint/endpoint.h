@@ -33,6 +33,18 @@ struct EndpointParams {
   uint64_t memory_bandwidth_Bps = 0;  // the same in whole bytes/s; a reduction of B bytes
                                       // moves 3B (2 reads, 1 write)
   uint64_t read_turnaround_ps = 0;    // read request arrived -> its response handed to the DMA
+  // The GPU side of a collective protocol (the engine's protocol model, engine.h):
+  uint64_t flag_latency_ps = 0;       // a flag (Simple) or an LL line landed in memory ->
+                                      // the polling thread block sees it
+  uint64_t ll128_flag_latency_ps = 0; // the same for an LL128 step's lines
+  uint64_t fence_latency_ps = 0;      // a fence: its writes' acks are back -> it retires
+  // Throughput of one channel's thread block passing a step's data, per protocol (simple,
+  // ll, ll128, as coll::Protocol), in bits/s of the protocol's bytes; 0: unlimited.
+  uint64_t channel_bps[3] = {0, 0, 0};
+  uint32_t ll_store_bytes = 0;        // LL stores reach the link in packets this small; 0:
+                                      // merged into full packets
+  bool ll128 = false;                 // 128-byte stores arrive whole and in order: LL128 is
+                                      // allowed
   // Run-wide settings (the `simulation:` section and the seed).
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
   uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
@@ -60,6 +72,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
            const EndpointParams& p);
 
   uint32_t id() const { return id_; }
+  const EndpointParams& params() const { return params_; }
   const std::string& display_name() const override { return display_name_; }
   Port& port(int i) override { return *ports_.at(i); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
@@ -76,8 +89,17 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // on a wire. Data messages are served oldest first; control messages (kAck, kFlag: a
   // few bytes written by a collective protocol) go ahead of queued data, as a GPU's
   // flag store is not queued behind other channels' bulk stores.
+  // `not_before` (ps, 0: none): its last transaction may not leave before then (the data is
+  // produced at a finite rate: the thread block writing it finishes at that time).
+  // `packet_cap` (bytes, 0: none): the stores that write it are this small and travel
+  // unmerged, so its packets carry at most this much payload (never aggregated).
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
-                uint8_t vc = 0);
+                uint8_t vc = 0, uint64_t not_before = 0, uint32_t packet_cap = 0);
+  // Concurrent senders: data messages share each port round robin, one transaction of
+  // each in turn (on), instead of oldest first (off, the default). The collective engine
+  // turns it on under its protocol model: a GPU's channels are thread blocks that store
+  // at the same time, so their packets interleave on the links.
+  void set_interleave(bool on) { interleave_ = on; }
   // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
   // offer in-network collectives (Switch::offers_collectives: the NVLS engine); group
   // messages are striped over them. send_group(kNvlsReq, B) asks the switches to reduce
@@ -106,6 +128,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   uint64_t bytes_sent() const { return bytes_sent_; }
   uint64_t bytes_received() const { return bytes_received_; }
   uint64_t messages_in_flight() const override { return rx_msgs_.size() + active_; }
+  // Between independent measurements: ports and reduction engine idle; then the ports'
+  // credits and remainders, the entropy stream and the response turns as when built.
+  uint64_t idle_at() const override;
+  void reset_dynamic_state() override;
 
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;
@@ -124,6 +150,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     uint64_t next_offset = 0;  // bytes already cut into transactions
     uint32_t read_bytes = 0;   // kReadReq: bytes asked for (the request carries no payload)
     bool cut_once = false;     // a transaction was cut (a read request has no bytes to count)
+    uint64_t not_before = 0;   // its last transaction leaves no earlier (ps)
+    uint32_t packet_cap = 0;   // payload per packet at most this (0: the port's)
     uint64_t unsent = 0;       // transactions cut but not yet on a wire
     bool done = false;         // every byte has started on a wire
   };
@@ -148,8 +176,11 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     size_t first_uncut = 0;         // index of the oldest message not fully cut
   };
   Packet* cut(Queue& q, int port);
+  Packet* cut_from(Queue& q, size_t k, int port);
   static void retire(Queue& q);
   Queue control_, data_;            // the DMA serves control_ first
+  bool interleave_ = false;         // data messages round robin per port (set_interleave)
+  std::vector<uint64_t> rr_last_;   // [port]: id of the data message it cut from last
   uint64_t active_ = 0;
   std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
   std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to

@@ -61,6 +61,9 @@ class LinkLayer {
   virtual TxTiming send(const Packet& p, uint64_t t, uint64_t wire) = 0;
 
   const RetryCounters& retry_counters() const { return retry_; }
+  // Between independent measurements, on an idle link: forget carried remainders (the
+  // bit-error stream and the counters stay).
+  virtual void reset() {}
 
  protected:
   RetryCounters retry_;

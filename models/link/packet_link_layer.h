@@ -28,6 +28,7 @@ class PacketLinkLayer : public LinkLayer {
   PacketLinkLayer(const LinkParams& link, uint64_t seed, const std::string& port_name);
 
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) final;
+  void reset() final { ser_ = Serializer(ser_.rate_bps()); }
 
  protected:
   // What prepare() sized for a transaction of several packets: the wire bytes of a full

@@ -1,5 +1,7 @@
 #include "models/link/port.h"
 
+#include <algorithm>
+
 #include "models/core/errors.h"
 
 namespace fabricsim {
@@ -179,6 +181,23 @@ void Port::absorb_credits(uint64_t t) {
     FABRICSIM_ASSERT(credits_[c.vc] <= peer_link_.rx_buffer_bytes,
                      display_name_ + ": more credits returned than the buffer holds");
   }
+}
+
+uint64_t Port::idle_at() const {
+  uint64_t t = std::max(busy_until_, last_release_at_);
+  if (!credit_fifo_.empty()) t = std::max(t, credit_fifo_.at(credit_fifo_.size() - 1).at_ps);
+  if (!acks_.empty()) t = std::max(t, acks_.at(acks_.size() - 1).at_ps);
+  return t;
+}
+
+void Port::reset() {
+  FABRICSIM_ASSERT(arrivals_.empty(), display_name_ + ": reset with arrivals pending");
+  absorb_credits(UINT64_MAX);
+  for (uint64_t c : credits_)
+    FABRICSIM_ASSERT(c == peer_link_.rx_buffer_bytes, display_name_ + ": reset with credits out");
+  while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
+  stall_since_ = replay_stall_since_ = UINT64_MAX;
+  if (layer_) layer_->reset();
 }
 
 void Port::credit_method() {

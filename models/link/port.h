@@ -27,6 +27,7 @@
 // Framing: the link type's Framing (LinkParams::framing) makes the port's LinkLayer, which
 // gives each transaction's wire bytes and timing; the port holds no framing-specific code.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -84,12 +85,19 @@ class Port : public sc_core::sc_module,
     const uint64_t t = now();
     if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
+  // The owner will have work for this port at `t` (>= now): look then.
+  void kick_at(uint64_t t) { Scheduler::instance().set(tx_alarm_, std::max(t, busy_until_)); }
   // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
   // Credits travel in order: a release that would overtake an earlier one (an owner that
   // frees buffers out of arrival order, e.g. the NVLS engine) is held back behind it.
   void release_rx(Packet* p, uint64_t after_ps = 0);
 
   uint64_t busy_until_ps() const { return busy_until_; }
+  // Independent measurements (DeviceModel::idle_at): the time its transmitter is free and
+  // every credit and ack it is owed is back; reset() then restores full credits, an empty
+  // replay buffer and the link layer's carried remainders (nothing may be in flight).
+  uint64_t idle_at() const;
+  void reset();
   LevelStat& queue_stat() { return queue_; }
   nlohmann::json stats_json(uint64_t now_ps) const;
 

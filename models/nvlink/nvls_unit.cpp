@@ -219,21 +219,9 @@ void NvlsUnit::add_stats(nlohmann::json& j, uint64_t now_ps) const {
 
 namespace {
 
-// "none" -> 0, or a bandwidth in bytes per second (the units parser rejects zero).
-uint64_t optional_Bps(const ParamReader& r, const std::string& key) {
-  const std::string& v = r.str(key);
-  if (v == "none") return 0;
-  try {
-    return parse_bandwidth_bps(v) / 8;
-  } catch (const UnitError& ex) {
-    r.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
-  }
-  return 0;  // not reached: fail() throws
-}
-
 void resolve(NvlsParams& n, const ParamReader& r) {
-  n.reduce_Bps = optional_Bps(r, "nvls_reduce_bandwidth");
-  n.multicast_Bps = optional_Bps(r, "nvls_multicast_bandwidth");
+  n.reduce_Bps = optional_bandwidth_Bps(r, "nvls_reduce_bandwidth");
+  n.multicast_Bps = optional_bandwidth_Bps(r, "nvls_multicast_bandwidth");
   if (n.enabled && n.reduce_Bps == 0)
     r.fail("nvls", "nvls is true but nvls_reduce_bandwidth is not set",
            "set the reduction engine's throughput, e.g. nvls_reduce_bandwidth: 2000GB/s");

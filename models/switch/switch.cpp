@@ -316,4 +316,19 @@ nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   return j;
 }
 
+uint64_t Switch::idle_at() const {
+  uint64_t t = 0;
+  for (const auto& port : ports_)
+    if (port && port->attached()) t = std::max(t, port->idle_at());
+  return t;
+}
+
+void Switch::reset_dynamic_state() {
+  FABRICSIM_ASSERT(pending_ == 0, display_name_ + ": reset with queued traffic");
+  for (auto& port : ports_)
+    if (port && port->attached()) port->reset();
+  arbiter_ = make_arbiter(params_.arbiter, n_, n_, params_.islip_iterations);
+  std::fill(rr_.begin(), rr_.end(), 0u);
+}
+
 }  // namespace fabricsim

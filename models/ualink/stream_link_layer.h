@@ -29,6 +29,7 @@ class StreamLinkLayer final : public LinkLayer {
     return stream_.peek_wire(tl_);
   }
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) override;
+  void reset() override { stream_.restart(); }
 
  private:
   const UALinkFraming f_;  // a copy of the link's (immutable, small) framing

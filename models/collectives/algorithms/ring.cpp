@@ -1,6 +1,7 @@
 // Ring family (algorithms.h): all_reduce ring (ring_allreduce.h's ring_allreduce, on rail-aligned
 // orders on two-level systems), the reduce_scatter and all_gather rings (its two halves),
 // and the broadcast and reduce chains.
+#include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -35,22 +36,44 @@ Schedule ring_half(const CollParams& p, bool reduce_scatter) {
     RankBuilder rb(who, ops_of(sched, r));
     const int succ = (r + 1) % n;
     const int pred = (r + n - 1) % n;
+    // Reduce-scatter sends block r-1-s at step s (its own at s = 0, then the one it reduced
+    // at s-1); all-gather sends block r-s. Either way it receives the block before it,
+    // which it sends at step s+1.
+    auto block = [&](int s, std::size_t c) -> Range {
+      return sub[static_cast<std::size_t>(mod_n(reduce_scatter ? r - 1 - s : r - s, n))][c];
+    };
+    auto send = [&](int s, std::size_t c, uint64_t j) {
+      rb.send(succ, tags(static_cast<int>(c), static_cast<uint64_t>(s), j),
+              piece_of(block(s, c), j, chunk), {}, static_cast<int32_t>(c));
+    };
+    auto recv = [&](int s, std::size_t c, uint64_t j) {
+      rb.recv(pred, tags(static_cast<int>(c), static_cast<uint64_t>(s), j),
+              piece_of(block(s + 1, c), j, chunk), mode, static_cast<int32_t>(c));
+    };
+    if (p.loop_slices > 0) {
+      // NCCL's loop order (RingParams::loop_slices): chunk after chunk through every step.
+      const uint64_t g = static_cast<uint64_t>(p.loop_slices);
+      for (std::size_t c = 0; c < nch; ++c) {
+        uint64_t most = 0;
+        for (const auto& b : sub) most = std::max(most, num_pieces(b[c], chunk));
+        for (uint64_t first = 0; first < most; first += g) {
+          auto end = [&](int s) { return std::min(first + g, num_pieces(block(s, c), chunk)); };
+          for (uint64_t j = first; j < end(0); ++j) send(0, c, j);
+          for (int s = 1; s + 1 < n; ++s)
+            for (uint64_t j = first; j < end(s); ++j) {
+              recv(s - 1, c, j);
+              send(s, c, j);
+            }
+          for (uint64_t j = first; j < end(n - 1); ++j) recv(n - 2, c, j);
+        }
+      }
+      continue;
+    }
     for (int s = 0; s + 1 < n; ++s) {
-      // Reduce-scatter sends block r-1-s (its own at s = 0, then the one it reduced at
-      // s-1); all-gather sends block r-s. Either way it receives the block before it.
-      const int send_block = mod_n(reduce_scatter ? r - 1 - s : r - s, n);
-      const int recv_block = mod_n(send_block - 1, n);
-      const uint64_t step = static_cast<uint64_t>(s);
-      for (std::size_t c = 0; c < nch; ++c) {
-        const Range blk = sub[static_cast<std::size_t>(send_block)][c];
-        for (uint64_t j = 0; j < num_pieces(blk, chunk); ++j)
-          rb.send(succ, tags(static_cast<int>(c), step, j), piece_of(blk, j, chunk));
-      }
-      for (std::size_t c = 0; c < nch; ++c) {
-        const Range blk = sub[static_cast<std::size_t>(recv_block)][c];
-        for (uint64_t j = 0; j < num_pieces(blk, chunk); ++j)
-          rb.recv(pred, tags(static_cast<int>(c), step, j), piece_of(blk, j, chunk), mode);
-      }
+      for (std::size_t c = 0; c < nch; ++c)
+        for (uint64_t j = 0; j < num_pieces(block(s, c), chunk); ++j) send(s, c, j);
+      for (std::size_t c = 0; c < nch; ++c)
+        for (uint64_t j = 0; j < num_pieces(block(s + 1, c), chunk); ++j) recv(s, c, j);
     }
   }
   return sched;
@@ -74,8 +97,9 @@ Schedule chain(const char* who, const CollParams& p, int first, RecvMode mode) {
         if (j >= num_pieces(ch[c], chunk)) continue;
         const Range piece = piece_of(ch[c], j, chunk);
         const uint64_t tag = tags(static_cast<int>(c), 0, j);
-        if (pos > 0) rb.recv((r + n - 1) % n, tag, piece, mode);
-        if (pos < n - 1) rb.send((r + 1) % n, tag, piece);  // dep: the recv just above
+        if (pos > 0) rb.recv((r + n - 1) % n, tag, piece, mode, static_cast<int32_t>(c));
+        if (pos < n - 1)  // dep: the recv just above
+          rb.send((r + 1) % n, tag, piece, {}, static_cast<int32_t>(c));
       }
     }
   }
@@ -85,7 +109,8 @@ Schedule chain(const char* who, const CollParams& p, int first, RecvMode mode) {
 // all_reduce ring: on two-level systems (0 < domain_size < ranks) its rings cross domains
 // only between equal local indices (rail_ring_orders).
 Schedule ring_allreduce_schedule(const CollParams& p, int domain_size) {
-  const RingParams rp{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes};
+  RingParams rp{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes};
+  rp.loop_slices = p.loop_slices;
   if (domain_size > 0 && domain_size < p.ranks)
     return ring_allreduce(rp, rail_ring_orders(p.ranks, domain_size, p.channels));
   return ring_allreduce(rp);

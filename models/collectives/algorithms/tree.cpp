@@ -94,18 +94,23 @@ Schedule allreduce_tree(const CollParams& p) {
           const uint64_t up = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t), j);
           const uint64_t down = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t) + 1, j);
           const int par = parent[t][ur];
+          // Per (channel, tree) one thread block reduces up and another broadcasts down
+          // (NCCL's split tree kernel).
+          const int32_t up_stream = static_cast<int32_t>(4 * c + 2 * static_cast<std::size_t>(t));
+          const int32_t down_stream = up_stream + 1;
           auto& downs = down_recv[c][static_cast<std::size_t>(t)];
           // Reduce up: sum the children's partial sums, pass the result to the parent; at
           // most kTreeWindow pieces ahead of the results coming back down.
-          for (int child : children[t][ur]) rb.recv(child, up, piece, RecvMode::kReduceSum);
+          for (int child : children[t][ur])
+            rb.recv(child, up, piece, RecvMode::kReduceSum, up_stream);
           if (par >= 0) {
             std::vector<uint32_t> window;
             if (j >= kTreeWindow) window.push_back(downs[j - kTreeWindow]);
-            rb.send(par, up, piece, window);
+            rb.send(par, up, piece, window, up_stream);
           }
           // Broadcast down: the root starts from its sum, the others from the parent's copy.
-          if (par >= 0) downs.push_back(rb.recv(par, down, piece, RecvMode::kCopy));
-          for (int child : children[t][ur]) rb.send(child, down, piece);
+          if (par >= 0) downs.push_back(rb.recv(par, down, piece, RecvMode::kCopy, down_stream));
+          for (int child : children[t][ur]) rb.send(child, down, piece, {}, down_stream);
         }
       }
     }
