@@ -127,8 +127,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
   const bool is_auto = w.algorithm == "auto";
+  // auto, or a protocol chosen per size: the cost model picks (cost_model.h).
+  const bool choose = !w.is_training && (is_auto || w.protocol == "auto");
   AutoChooser chooser;
-  if (is_auto) chooser = make_auto_chooser(spec);
+  if (choose) chooser = make_auto_chooser(spec);
   const bool training = w.is_training;
   // Training workloads (fabrics/sim/training_run.h): jobs back to back instead of a size sweep.
   std::unique_ptr<TrainingWorkload> train;
@@ -144,10 +146,9 @@ int run(const Options& o, const std::vector<std::string>& args) {
   CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
                         w.elem_bytes,
                         [&](uint64_t count) {
-                          coll::CollParams cp = w.coll_params(n, count);
-                          if (!is_auto && w.protocol != "auto") {
+                          if (!choose) {
                             const coll::Protocol proto = coll::protocol_from_name(w.protocol);
-                            cp = w.coll_params(n, count, w.algorithm, proto);
+                            const coll::CollParams cp = w.coll_params(n, count, w.algorithm, proto);
                             coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp,
                                                                    spec.domain_size);
                             s.protocol = proto;
@@ -155,12 +156,15 @@ int run(const Options& o, const std::vector<std::string>& args) {
                               s.algorithm += std::string("/") + coll::protocol_name(proto);
                             return s;
                           }
-                          // auto: the cheapest candidate, its slices, and its label in
-                          // the row ("hierarchical/4").
+                          // The cheapest candidate with its slices and protocol, and its
+                          // label in the row ("hierarchical_nvls/4/simple").
                           const size_t c = chooser.pick(double(count) * w.elem_bytes);
+                          coll::CollParams cp =
+                              w.coll_params(n, count, chooser.names[c], chooser.protos[c]);
                           cp.slices = chooser.slices[c];
                           coll::Schedule s = coll::make_schedule(w.collective, chooser.names[c],
                                                                  cp, spec.domain_size);
+                          s.protocol = chooser.protos[c];
                           s.algorithm = chooser.label(c);
                           return s;
                         },
@@ -258,7 +262,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
     if (!train) j["ceiling"] = ceiling_json(ceiling);
-    if (is_auto) j["auto_cost_model"] = chooser.to_json();
+    if (choose) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;
       j["collective"] = nullptr;  // several collectives; the table's notes name them

@@ -130,10 +130,10 @@ namespace detail {
 void register_alltoall(AlgorithmRegistry& r) {
   r.add(algo_entry(Collective::kAllToAll, "pairwise", 0, "(n-1) alpha + (n-1)/n S beta",
                    one_level(alltoall_pairwise), pairwise_cost, checks_params(kPairwise)));
-  r.add(algo_entry(Collective::kAllToAll, "direct", 0, "alpha + (n-1)/n S beta",
+  r.add(algo_entry(Collective::kAllToAll, "direct", kNccl, "alpha + (n-1)/n S beta",
                    one_level(alltoall_direct), alltoall_direct_cost,
                    checks_params(kAllToAllDirect)));
-  r.add(algo_entry(Collective::kSendRecv, "direct", 0, "alpha + S beta", one_level(sendrecv),
+  r.add(algo_entry(Collective::kSendRecv, "direct", kNccl, "alpha + S beta", one_level(sendrecv),
                    sendrecv_cost, checks_params(kSendRecv)));
 }
 

@@ -175,16 +175,16 @@ std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int c
 namespace detail {
 
 void register_ring(AlgorithmRegistry& r) {
-  r.add(algo_entry(Collective::kAllReduce, "ring", kPipelined, "2(n-1) alpha + 2(n-1)/n S beta",
+  r.add(algo_entry(Collective::kAllReduce, "ring", kPipelined | kNccl, "2(n-1) alpha + 2(n-1)/n S beta",
                    ring_allreduce_schedule, ring_allreduce_cost, checks_params(kRingAllReduce)));
-  r.add(algo_entry(Collective::kReduceScatter, "ring", kPipelined, "(n-1) alpha + (n-1)/n S beta",
+  r.add(algo_entry(Collective::kReduceScatter, "ring", kPipelined | kNccl, "(n-1) alpha + (n-1)/n S beta",
                    one_level(reduce_scatter_ring), ring_half_cost,
                    checks_params(kReduceScatterRing)));
-  r.add(algo_entry(Collective::kAllGather, "ring", kPipelined, "(n-1) alpha + (n-1)/n S beta",
+  r.add(algo_entry(Collective::kAllGather, "ring", kPipelined | kNccl, "(n-1) alpha + (n-1)/n S beta",
                    one_level(all_gather_ring), ring_half_cost, checks_params(kAllGatherRing)));
-  r.add(algo_entry(Collective::kBroadcast, "ring", kPipelined | kRooted, "(n-1) alpha + S beta",
+  r.add(algo_entry(Collective::kBroadcast, "ring", kPipelined | kRooted | kNccl, "(n-1) alpha + S beta",
                    one_level(broadcast_ring), chain_cost, checks_params(kBroadcastRing, true)));
-  r.add(algo_entry(Collective::kReduce, "ring", kPipelined | kRooted, "(n-1) alpha + S beta",
+  r.add(algo_entry(Collective::kReduce, "ring", kPipelined | kRooted | kNccl, "(n-1) alpha + S beta",
                    one_level(reduce_ring), chain_cost, checks_params(kReduceRing, true)));
 }
 
