@@ -141,6 +141,16 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     np.store_alpha_s = ser(PacketKind::kNvlsMcast, one) + lat + pipe +      // store up
                        engine(nv.multicast_Bps) +                      // multicast
                        ser(PacketKind::kNvlsData, one) + lat;               // replica down
+    np.reduce_alpha_s += sec(nv.latency_ps);
+    np.store_alpha_s += sec(nv.latency_ps);
+    if (w.protocol_model()) {
+      // NVLS's own fences and flags (engine.h): a reduction's handshake; a store's fence
+      // on its own replica, then its flag's multicast and the members' poll.
+      const EndpointParams& gpu = *spec.type_of(sdev).find<EndpointParams>("endpoint");
+      const double fence = sec(gpu.fence_latency_ps), poll = sec(gpu.flag_latency_ps);
+      np.reduce_alpha_s += fence + poll;
+      np.store_alpha_s = 2.0 * np.store_alpha_s + fence + poll;
+    }
   }
   coll::FabricCosts f;
   f.ranks = n;

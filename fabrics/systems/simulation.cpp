@@ -23,6 +23,13 @@ const ParamBlock& simulation_params() {
                   "0B: aggregate every message.",
                   0),
             &S::aggregate_min_message),
+       bind(param("aggregate_min_group_message", K::kBytes, "1TiB", "bytes",
+                  "In-switch (NVLS) group messages of at least this size are aggregated "
+                  "even below aggregate_min_message (the smaller of the two applies): "
+                  "NCCL's NVLS chunks are 16-128 KiB, so large NVLS collectives would "
+                  "otherwise run packet by packet (docs/architecture.md, \"Aggregation\").",
+                  0),
+            &S::aggregate_min_group_message),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error if the workload has not finished by this simulated time.",
                   1),

@@ -21,6 +21,7 @@ namespace fabricsim {
 struct SimulationParams {
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
+  uint64_t aggregate_min_group_message = 0;
   uint64_t time_limit_ps = 0;
   bool functional = false;
 };
@@ -45,7 +46,8 @@ struct SystemSpec {
 
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {
-    return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message};
+    return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message,
+                       simulation.aggregate_min_group_message};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
 };

@@ -75,7 +75,16 @@ std::vector<ParamSpec> sweep_params() {
             "for rings).",
             0),
       param("ll128_channel_threshold", K::kBytes, "5KiB", "bytes",
-            "As simple_channel_threshold for ll128 (NCCL: 640 threads x 8 B).", 0)};
+            "As simple_channel_threshold for ll128 (NCCL: 640 threads x 8 B).", 0),
+      param("nvls_channels", K::kInt, "16", "",
+            "Protocol model: channels of the in-switch algorithms (nvls, hierarchical_nvls), "
+            "at most channels (NCCL_NVLS_NCHANNELS).",
+            1, 64),
+      param("nvls_chunk_bytes", K::kBytes, "128KiB", "bytes",
+            "Protocol model: the largest piece of the in-switch algorithms; NCCL halves it "
+            "for small sizes (to 64, 32, 16 KiB below 64, 8 and 2 x channels x ranks x "
+            "chunk).",
+            1)};
 }
 
 // What both sweeps share after the collective and algorithm are known.
@@ -104,12 +113,14 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
   pc.channel_threshold[int(coll::Protocol::kLL)] = p.bytes("ll_channel_threshold");
   pc.channel_threshold[int(coll::Protocol::kLL128)] = p.bytes("ll128_channel_threshold");
   pc.slots = ws.sync.slots;
+  pc.nvls_channels = int(p.integer("nvls_channels"));
+  pc.nvls_chunk_bytes = p.bytes("nvls_chunk_bytes");
   if (ws.protocol != "simple" && !ws.sync.fence_flag)
     p.fail("protocol",
            "protocol " + ws.protocol + " with sync: data: the protocols run on the GPU "
                "protocol model, and sync: data is the idealised transport",
            "set sync: fence_flag (or protocol: simple)");
-  for (const char* key : {"ll_chunk_bytes", "ll128_chunk_bytes"})
+  for (const char* key : {"ll_chunk_bytes", "ll128_chunk_bytes", "nvls_chunk_bytes"})
     if (p.bytes(key) < ws.elem_bytes)
       p.fail(key,
              std::string(key) + " " + format_bytes(p.bytes(key)) + " is smaller than one " +

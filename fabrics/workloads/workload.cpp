@@ -36,9 +36,15 @@ coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count,
                                            coll::Protocol p) const {
   coll::CollParams cp = coll_params(ranks, count);
   if (!protocol_model()) return cp;
+  const uint64_t bytes = count * elem_bytes;
+  if (coll::uses_nvls_switches(algo)) {  // NCCL's NVLS: its channels and chunk
+    cp.channels = std::min(channels, proto.nvls_channels);
+    cp.chunk_bytes =
+        coll::nvls_piece_bytes(proto, bytes, uint64_t(cp.channels) * uint64_t(ranks));
+    return cp;
+  }
   // NCCL multiplies LL's per-thread threshold by the ranks for rings only.
   const bool ring = algo == "ring";
-  const uint64_t bytes = count * elem_bytes;
   cp.channels = coll::protocol_channels(proto, p, bytes, ring ? ranks : 1, channels);
   cp.chunk_bytes = proto.step_bytes[int(p)];
   if (!ring) return cp;

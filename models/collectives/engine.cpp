@@ -27,10 +27,11 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
       auto [rk, op] = it->second;
       send_of_msg_.erase(it);
       // Under the protocol model a Simple send completes when its fence retires (its ack),
-      // an LL/LL128 send at its channel-rate floor; a multicast store as before.
-      if (!model_ || kind == PacketKind::kNvlsMcast) {
+      // an LL/LL128 send at its channel-rate floor, a multicast store when its fence
+      // retires (its own replica back) and a multicast flag (op kNone) completes nothing.
+      if (!model_) {
         op_done(rk, op);
-      } else if (sched_.protocol != coll::Protocol::kSimple) {
+      } else if (kind == PacketKind::kData && sched_.protocol != coll::Protocol::kSimple) {
         send_done(rk, op);
       }
     });
@@ -149,6 +150,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
       const uint64_t id =
           ranks_[rank]->send_group(PacketKind::kNvlsMcast, op.count * elem_bytes_, op.tag);
       send_of_msg_[id] = {rank, op_index};
+      if (model_) st.fencing[MatchKey{uint32_t(rank), uint32_t(rank), op.tag}] = op_index;
       break;
     }
     case coll::OpKind::kCompute: {
@@ -200,6 +202,7 @@ void CollectiveEngine::wake(uint32_t) {
       case Act::kOpDone: op_done(d.rank, d.a); break;
       case Act::kPolled: data_complete(d.rank, d.a, d.tag); break;
       case Act::kFenced: fenced(d.rank, d.a); break;
+      case Act::kNvlsFenced: nvls_fenced(d.rank, d.a); break;
       case Act::kFinish: finish(); break;
     }
   }
@@ -209,10 +212,13 @@ void CollectiveEngine::wake(uint32_t) {
 void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
   const int src = rank_of_endpoint_.at(d.src);
   FABRICSIM_ASSERT(src >= 0, "engine: delivery from an endpoint outside the collective");
-  // NVLS results and replicas are the switch's answer: they complete at once (the
-  // fence/flag handshake is for point-to-point writes).
+  // NVLS results and replicas are the switch's answer: without the protocol model they
+  // complete at once; with it they take the NVLS steps' fences and flags.
   if (d.kind == PacketKind::kNvlsResult || d.kind == PacketKind::kNvlsData) {
-    data_complete(rank, uint32_t(src), d.tag);
+    if (model_)
+      on_nvls_delivery(rank, d, uint32_t(src));
+    else
+      data_complete(rank, uint32_t(src), d.tag);
     return;
   }
   if (model_) {

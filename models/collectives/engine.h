@@ -23,6 +23,11 @@
 //  * Slots: a connection (sender, receiver, stream) holds at most SyncProtocol::slots
 //    messages the reader has not consumed; a send waits for a free slot, and the reader
 //    frees one with a kHead message to the writer when its receive completes.
+//  * NVLS (Simple, as NCCL's NVLS): a multicast store's fence retires fence_latency after
+//    the writer's own replica is back; it then multicasts a flag (flag_bytes, tag with
+//    kNvlsFlagBit) and completes; a member's receive sees that flag after its poll. A
+//    reduction completes fence_latency + flag_latency after its result is back (the
+//    handshake that tells it every member's input is in place).
 //  * completion_latency after the last op (whatever the model), the collective is seen
 //    complete.
 #pragma once
@@ -44,6 +49,7 @@ namespace fabricsim {
 
 class CollectiveEngine : public sc_core::sc_module, public Wakeable {
  public:
+  static constexpr uint64_t kNvlsFlagBit = 1ull << 63;  // the tag of an NVLS flag
   // ranks[r] is the endpoint that runs rank r's program.
   CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks, uint32_t elem_bytes);
 
@@ -118,6 +124,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     kOpDone,   // op `a` of `rank` completes
     kPolled,   // rank sees the flag of message (src `a`, `tag`)
     kFenced,   // send op `a`'s fence retired: write its flag
+    kNvlsFenced,  // multicast store op `a`'s fence retired: multicast its flag
     kFinish,   // the collective is seen complete
   };
   struct Delayed {
@@ -146,6 +153,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void send_done(int rank, uint32_t op);       // complete at its channel-rate floor
   void processed(int rank, uint32_t op);       // a streamed receive's data is in: read it
   void on_protocol_delivery(int rank, const Endpoint::Delivery& d, uint32_t src);
+  void on_nvls_delivery(int rank, const Endpoint::Delivery& d, uint32_t src);
+  void nvls_fenced(int rank, uint32_t op);
   void fenced(int rank, uint32_t op);
   void polled(int rank, uint32_t src, uint64_t tag);
   void release_slot(int rank, uint32_t reader, uint64_t tag);

@@ -163,6 +163,44 @@ void CollectiveEngine::on_protocol_delivery(int rank, const Endpoint::Delivery& 
     data_complete(rank, src, d.tag);
 }
 
+// NVLS under the protocol model (engine.h). Tags of the library's schedules stay below
+// 2^63 (Tags: channels x steps < 2^32 in the upper half), so the top bit marks flags.
+void CollectiveEngine::on_nvls_delivery(int rank, const Endpoint::Delivery& d, uint32_t src) {
+  RankState& st = st_[size_t(rank)];
+  const EndpointParams& gpu = ranks_[size_t(rank)]->params();
+  if (d.kind == PacketKind::kNvlsResult) {
+    at(now_ps() + gpu.fence_latency_ps + gpu.flag_latency_ps, rank, Act::kPolled, src, d.tag);
+    return;
+  }
+  if (d.tag & kNvlsFlagBit) {  // a writer's flag: its replicas are in place
+    const uint64_t tag = d.tag & ~kNvlsFlagBit;
+    if (gpu.flag_latency_ps)
+      at(now_ps() + gpu.flag_latency_ps, rank, Act::kPolled, src, tag);
+    else
+      data_complete(rank, src, tag);
+    return;
+  }
+  if (src != uint32_t(rank)) return;  // a replica: its flag follows
+  // The writer's own replica is back: its multicast writes are done, its fence retires.
+  auto it = st.fencing.find(MatchKey{uint32_t(rank), uint32_t(rank), d.tag});
+  FABRICSIM_ASSERT(it != st.fencing.end(), "engine: NVLS replica of a store nobody fences");
+  const uint32_t op = it->second;
+  st.fencing.erase(it);
+  if (gpu.fence_latency_ps)
+    at(now_ps() + gpu.fence_latency_ps, rank, Act::kNvlsFenced, op);
+  else
+    nvls_fenced(rank, op);
+}
+
+void CollectiveEngine::nvls_fenced(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  FABRICSIM_ASSERT((op.tag & kNvlsFlagBit) == 0, "engine: NVLS tag uses the flag bit");
+  const uint64_t id = ranks_[size_t(rank)]->send_group(PacketKind::kNvlsMcast, sync_.flag_bytes,
+                                                       op.tag | kNvlsFlagBit);
+  send_of_msg_[id] = {rank, kNone};
+  op_done(rank, op_index);
+}
+
 void CollectiveEngine::fenced(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
   ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,

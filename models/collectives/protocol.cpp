@@ -53,4 +53,12 @@ int protocol_channels(const ProtocolConfig& c, Protocol p, uint64_t bytes, int r
   return int(std::max<uint64_t>(1, std::min<uint64_t>(uint64_t(max_channels), fit)));
 }
 
+uint64_t nvls_piece_bytes(const ProtocolConfig& c, uint64_t bytes, uint64_t concurrent) {
+  uint64_t chunk = c.nvls_chunk_bytes;
+  if (bytes < 64 * concurrent * chunk && chunk > 65536) chunk = 65536;
+  if (bytes < 8 * concurrent * chunk && chunk > 32768) chunk = 32768;
+  if (bytes < 2 * concurrent * chunk && chunk > 16384) chunk = 16384;
+  return chunk;
+}
+
 }  // namespace fabricsim::coll

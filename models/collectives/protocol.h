@@ -49,7 +49,16 @@ struct ProtocolConfig {
   // x ranks (rings).
   uint64_t channel_threshold[kProtocols] = {0, 0, 0};
   uint32_t slots = 0;  // buffer slots per connection (NCCL_STEPS); 0: unbounded
+  // The in-switch algorithms (NCCL's NVLS): their channels (NCCL_NVLS_NCHANNELS 16) and
+  // largest piece (NCCL: 128 KiB, halved for small sizes, see nvls_piece_bytes).
+  int nvls_channels = 0;
+  uint64_t nvls_chunk_bytes = 0;
 };
+
+// NCCL's NVLS chunk at `bytes` per rank with `concurrent` = channels x ranks reducing at
+// once: nvls_chunk_bytes, cut to 64 KiB below 64 x concurrent x chunk, to 32 KiB below 8 x,
+// to 16 KiB below 2 x (src/enqueue.cc, NVLS), never above nvls_chunk_bytes.
+uint64_t nvls_piece_bytes(const ProtocolConfig& c, uint64_t bytes, uint64_t concurrent);
 
 // Channels the library uses for a collective of `bytes` per rank on `ranks` ranks with at
 // most `max_channels`: the largest c <= max_channels with bytes >= c x threshold, at least 1

@@ -166,7 +166,8 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port) {
                                       : packet_payload_[port];
     const uint64_t txn = m.packet_cap ? pkt : txn_payload_[port];
     uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, pkt);
-    if (txn > pkt && m.bytes >= params_.aggregate_min_message) {
+    if (txn > pkt && m.bytes >= (group ? params_.aggregate_min_group_message
+                                       : params_.aggregate_min_message)) {
       const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
@@ -249,7 +250,9 @@ void Endpoint::rx_arrive(int port, Packet* p) {
     p->kind = PacketKind::kNvlsResp;
     p->payload_bytes = p->req_bytes;
     p->packet_payload = p->req_packet_payload;
-    p->head_ps = p->tail_ps = Port::now();
+    // The answer is read from local memory, the resource reductions use too: it is ready
+    // when the memory has streamed it out (its port waits until then).
+    p->head_ps = p->tail_ps = memory_read(p->payload_bytes);
     ++nvls_reads_served_;
     nvls_read_bytes_ += p->payload_bytes;
     resp_q_[port].push(p);
@@ -309,6 +312,13 @@ void Endpoint::serve_read(uint64_t) {
   const PendingResp r = pending_resp_.pop();
   ++reads_served_;
   send(r.dst, r.bytes, r.tag, PacketKind::kReadResp);
+}
+
+uint64_t Endpoint::memory_read(uint64_t bytes) {
+  const uint64_t now = Port::now();
+  if (!params_.memory_bandwidth_Bps) return now;
+  reduce_busy_ps_ = std::max(now, reduce_busy_ps_) + transfer_ps(bytes, params_.memory_bandwidth_Bps * 8);
+  return reduce_busy_ps_;
 }
 
 uint64_t Endpoint::reduce(uint64_t bytes) {

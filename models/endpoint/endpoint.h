@@ -93,7 +93,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void on_read_done(ReadDoneFn fn) { on_read_done_ = std::move(fn); }
   uint64_t reads_completed() const { return reads_done_; }
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
+  // It and the NVLS read answers (memory_read) share the local memory, one serial server
+  // at memory_bandwidth.
   uint64_t reduce(uint64_t bytes);
+  uint64_t memory_read(uint64_t bytes);
 
   nlohmann::json stats_json(uint64_t now_ps) const override;
   uint64_t bytes_sent() const { return bytes_sent_; }

@@ -1,5 +1,6 @@
 // The accelerator's fabric interface as a device kind: a terminal device (a rank) with
 // fabric ports and optional scale-out NIC ports.
+#include <algorithm>
 #include <map>
 
 #include "models/core/device_kind.h"
@@ -111,6 +112,8 @@ DeviceKind endpoint_kind() {
     E e = b.type.get<E>();
     e.aggregate_bytes = b.run.aggregate_bytes;
     e.aggregate_min_message = b.run.aggregate_min_message;
+    e.aggregate_min_group_message =
+        std::min(b.run.aggregate_min_message, b.run.aggregate_min_group_message);
     e.seed = b.run.seed;
     return std::make_unique<Endpoint>(b.name.c_str(), b.name, uint32_t(b.endpoint_id), e);
   };

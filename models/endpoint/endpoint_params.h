@@ -31,6 +31,7 @@ struct EndpointParams {
   // Run-wide settings (the `simulation:` section and the seed).
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
   uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
+  uint64_t aggregate_min_group_message = 0;  // the same for in-switch group messages (NVLS)
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
 
   int total_ports() const { return ports + nic_ports; }

@@ -176,6 +176,8 @@ void NvlsUnit::reduced(Packet* p) {
   p->packet_payload = req->req_packet_payload;
   p->npackets = req->npackets;
   p->inject_ps = req->inject_ps;
+  // The NVLS path's own latency: the result leaves no earlier (its egress port waits).
+  p->head_ps = p->tail_ps = SwitchFrame::now() + params_.latency_ps;
   emitted_ += p->payload_bytes;
   const int out = ctx.out;
   PacketPool::global().release(req);
@@ -196,6 +198,7 @@ void NvlsUnit::replicate(Packet* p) {
     }
     r->dst = m.endpoint;
     r->kind = PacketKind::kNvlsData;
+    r->head_ps = r->tail_ps = SwitchFrame::now() + params_.latency_ps;  // as a result
     emitted_ += r->payload_bytes;
     frame().emit(m.ports[size_t(j) % m.ports.size()], r);
   }
@@ -262,6 +265,10 @@ SwitchFeatureKind nvls_feature() {
              "Multicast engine throughput: stored bytes it replicates per second (a "
              "bandwidth); none = not a bottleneck (replicas still serialise on every output "
              "link)."),
+       bind(param("nvls_latency", K::kTime, "0ns", "ns",
+                  "The NVLS path's own latency: added to every reduction result and "
+                  "multicast replica the unit sends (its egress waits for it)."),
+            &NvlsParams::latency_ps),
        param("nvls_datatypes", K::kString, "float,half,bfloat16", "",
              "Comma-separated element types the reduction engine supports; an nvls "
              "reduction of another type is a config error.")},

@@ -262,7 +262,8 @@ void Switch::tx_pop(int port, Packet* p) {
 
 void Switch::emit(int out, Packet* p) {
   const uint64_t t = Port::now();
-  p->head_ps = p->tail_ps = t;
+  // A feature may set a later time at which the packet may leave (p->head_ps).
+  p->head_ps = p->tail_ps = std::max(t, p->head_ps);
   if (!admission_.empty() && !admit(out, p, false)) return;
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
