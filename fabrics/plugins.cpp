@@ -37,6 +37,7 @@ TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp
 TopologyKind multi_node_topology();     // fabrics/topologies/multi_node.cpp
 TopologyKind two_tier_topology();       // fabrics/topologies/two_tier.cpp
 TopologyKind explicit_topology();       // fabrics/topologies/explicit.cpp
+TopologyKind full_mesh_topology();      // fabrics/topologies/full_mesh.cpp
 }  // namespace topo
 
 void register_builtin_plugins() {
@@ -56,6 +57,7 @@ void register_builtin_plugins() {
     topo::topologies().add(topo::multi_node_topology());
     topo::topologies().add(topo::two_tier_topology());
     topo::topologies().add(topo::explicit_topology());
+    topo::topologies().add(topo::full_mesh_topology());
     workloads().add(allreduce_sweep_workload());
     workloads().add(collective_sweep_workload());
     workloads().add(ddp_step_workload());

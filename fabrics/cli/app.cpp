@@ -148,7 +148,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
                         [&](uint64_t count) {
                           if (!choose) {
                             const coll::Protocol proto = coll::protocol_from_name(w.protocol);
-                            const coll::CollParams cp = w.coll_params(n, count, w.algorithm, proto);
+                            coll::CollParams cp = w.coll_params(n, count, w.algorithm, proto);
+                            cp.rings = &spec.rings;
                             coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp,
                                                                    spec.domain_size);
                             s.protocol = proto;
@@ -162,6 +163,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           coll::CollParams cp =
                               w.coll_params(n, count, chooser.names[c], chooser.protos[c]);
                           cp.slices = chooser.slices[c];
+                          cp.rings = &spec.rings;
                           coll::Schedule s = coll::make_schedule(w.collective, chooser.names[c],
                                                                  cp, spec.domain_size);
                           s.protocol = chooser.protos[c];

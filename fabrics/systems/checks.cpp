@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <set>
 
+#include "fabrics/systems/rings.h"
 #include "fabrics/topologies/graph.h"
 #include "models/collectives/algorithms.h"
 #include "models/core/text.h"
@@ -108,7 +109,8 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
   const size_t n = s.ranks.size();
   const bool is_auto = w.algorithm == "auto" && !w.is_training;
   const topo::Routes routes = topo::compute_routes(s.graph);
-  const coll::CollParams cp = w.coll_params(int(n), 4 * n * uint64_t(w.channels));
+  coll::CollParams cp = w.coll_params(int(n), 4 * n * uint64_t(w.channels));
+  cp.rings = &s.rings;
   // Training workloads talk over arbitrary rank pairs: probe every pair. auto may choose
   // any algorithm of the collective: every candidate must be routable.
   std::vector<std::string> algos{w.algorithm};
@@ -186,6 +188,7 @@ void check_system(SystemSpec& s, const SpecSources& src) {
       }
       s.auto_in_switch.push_back(a);
     }
+  if (!w.is_training) s.rings = topology_rings(s);
   check_reachable(s, src);
 }
 

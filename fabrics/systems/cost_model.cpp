@@ -155,6 +155,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
   coll::FabricCosts f;
   f.ranks = n;
   f.domain_size = spec.domain_size;
+  f.rings = &spec.rings;
   if (w.protocol_model() && n > 0) {
     // The GPU protocol model's costs, from rank 0's GPU (the shipped systems' ranks are
     // alike) and the workload: per protocol the trips and GPU sync of a dependent step,

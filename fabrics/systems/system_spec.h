@@ -42,6 +42,9 @@ struct SystemSpec {
   // that pass the checks of naming them explicitly, so auto may choose them; on a single
   // domain hierarchical_nvls is nvls's schedule and is left to nvls.
   std::vector<std::string> auto_in_switch;
+  // The ring of every channel from the topology (fabrics/systems/rings.h); empty: every
+  // channel runs 0, 1, .., n-1 (or rail-aligned orders on two levels).
+  std::vector<std::vector<int>> rings;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
 
   // What the models need of the run-wide settings when they are built.

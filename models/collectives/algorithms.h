@@ -211,11 +211,19 @@ struct CollParams {
   int loop_slices = 0;       // ring family (all_reduce ring, reduce_scatter and all_gather
                              // rings): 0, or NCCL's loop order with this many pieces per
                              // chunk (ring_allreduce.h RingParams::loop_slices)
+  // Rings from the topology (not owned; null or empty: none): channel c of the ring family
+  // (all_reduce ring, reduce_scatter and all_gather rings, the broadcast and reduce
+  // chains) runs on (*rings)[c % size], a permutation of the ranks, and the tree's chain
+  // inside a single node follows the ring of its (channel, tree) (tree_parents). Without
+  // them: rail_ring_orders on two-level systems, else 0, 1, .., n-1.
+  const std::vector<std::vector<int>>* rings = nullptr;
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
-Schedule reduce_scatter_ring(const CollParams& p);
-Schedule all_gather_ring(const CollParams& p);
+// The ring family runs each channel on its ring (CollParams::rings, or with domain_size in
+// (0, ranks) rail_ring_orders, or 0..n-1).
+Schedule reduce_scatter_ring(const CollParams& p, int domain_size = 0);
+Schedule all_gather_ring(const CollParams& p, int domain_size = 0);
 Schedule allreduce_tree(const CollParams& p, int domain_size = 0);
 Schedule allreduce_halving_doubling(const CollParams& p);
 Schedule allreduce_direct(const CollParams& p);
@@ -223,8 +231,8 @@ Schedule allreduce_direct(const CollParams& p);
 // domain-major (rank = domain * domain_size + local index); 0 = one domain holding every
 // rank; must divide ranks.
 Schedule allreduce_hierarchical(const CollParams& p, int domain_size);
-Schedule broadcast_ring(const CollParams& p);
-Schedule reduce_ring(const CollParams& p);
+Schedule broadcast_ring(const CollParams& p, int domain_size = 0);
+Schedule reduce_ring(const CollParams& p, int domain_size = 0);
 Schedule alltoall_pairwise(const CollParams& p);
 Schedule alltoall_direct(const CollParams& p);
 Schedule sendrecv(const CollParams& p);
@@ -286,9 +294,12 @@ std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int c
 std::vector<int> double_binary_tree_parents(int ranks, int tree);
 // NCCL's tree over `ranks` in nodes of `domain_size` (0: one node): the parent of every
 // rank in tree `tree` (0 or 1) of channel `channel`, -1 for the root (the tree above).
-// tree_head is the local index of every node's chain head: (2 channel + tree) mod L.
-// Throws InternalError unless domain_size divides ranks.
-std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree);
+// tree_head is the local index of every node's chain head: (2 channel + tree) mod L. On
+// one node with `rings` (CollParams::rings) the chain runs along ring (2 channel + tree)
+// mod rings from its element at the head index. Throws InternalError unless domain_size
+// divides ranks.
+std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree,
+                              const std::vector<std::vector<int>>* rings = nullptr);
 int tree_head(int domain_size, int channel, int tree);
 
 // ---------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   p.chunk_bytes = 1ull << 50;  // one piece per message
   p.root = root;
   p.slices = slices;
+  p.rings = f.rings;
   const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
   const auto prog = [&](int r) -> const std::vector<Op>& {

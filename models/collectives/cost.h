@@ -89,6 +89,7 @@ struct FabricCosts {
   // The GPU protocol model (sync: fence_flag): per protocol costs, and the fixed cost of
   // every collective (kernel launch and completion). Off: the idealised transport, where
   // PathCost::alpha_s is the step latency and none of this applies.
+  const std::vector<std::vector<int>>* rings = nullptr;  // CollParams::rings (not owned)
   bool protocol_model = false;
   ProtocolCosts protocols[kProtocols];
   double base_s = 0;

@@ -69,11 +69,26 @@ int tree_head(int domain_size, int channel, int tree) {
   return mod_n(2 * channel + tree, domain_size);
 }
 
-std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree) {
+std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree,
+                              const std::vector<std::vector<int>>* rings) {
   if (domain_size < 0 || (domain_size > 0 && (ranks < 1 || ranks % domain_size != 0)))
     throw InternalError("tree_parents: domain_size " + std::to_string(domain_size) +
                         " does not divide ranks " + std::to_string(ranks));
   const int L = domain_size == 0 ? ranks : domain_size, N = ranks / L;
+  if (N == 1 && rings && !rings->empty()) {
+    // One node with the topology's rings: the chain follows the ring of this (channel,
+    // tree), from its element at the head index, so the chains use the rings' links.
+    const int k = 2 * channel + tree;
+    const std::vector<int>& ring = (*rings)[static_cast<std::size_t>(k) % rings->size()];
+    if (static_cast<int>(ring.size()) != ranks)
+      throw InternalError("tree_parents: a ring of " + std::to_string(ring.size()) + " ranks");
+    const int h = tree_head(ranks, channel, tree);
+    std::vector<int> parent(static_cast<std::size_t>(ranks));
+    for (int i = 0; i < ranks; ++i)
+      parent[static_cast<std::size_t>(ring[static_cast<std::size_t>(mod_n(h + i, ranks))])] =
+          i == 0 ? -1 : ring[static_cast<std::size_t>(mod_n(h + i - 1, ranks))];
+    return parent;
+  }
   const std::vector<int> node_parent = double_binary_tree_parents(N, tree);
   const int h = tree_head(L, channel, tree);
   std::vector<int> parent(static_cast<std::size_t>(ranks));
@@ -104,7 +119,7 @@ Schedule allreduce_tree(const CollParams& p, int domain_size) {
   for (std::size_t c = 0; c < nch; ++c)
     for (int t = 0; t < 2; ++t) {
       auto& par = parent[c][static_cast<std::size_t>(t)];
-      par = tree_parents(n, domain_size, static_cast<int>(c), t);
+      par = tree_parents(n, domain_size, static_cast<int>(c), t, p.rings);
       auto& kids = children[c][static_cast<std::size_t>(t)];
       kids.resize(static_cast<std::size_t>(n));
       for (int r = 0; r < n; ++r)
