@@ -233,8 +233,11 @@ Schedule allreduce_direct(const CollParams& p);
 Schedule allreduce_hierarchical(const CollParams& p, int domain_size);
 Schedule broadcast_ring(const CollParams& p, int domain_size = 0);
 Schedule reduce_ring(const CollParams& p, int domain_size = 0);
-Schedule alltoall_pairwise(const CollParams& p);
-Schedule alltoall_direct(const CollParams& p);
+// On domains of domain_size ranks (0 < domain_size < ranks) every rank takes its peers
+// node by node (peer_order in alltoall.cpp): in each round the ranks of a node send to
+// distinct ranks of one other node, one per rail.
+Schedule alltoall_pairwise(const CollParams& p, int domain_size = 0);
+Schedule alltoall_direct(const CollParams& p, int domain_size = 0);
 Schedule sendrecv(const CollParams& p);
 // In-switch (NVLS) algorithms: need switches with in-switch reduction and multicast that
 // every rank is linked to (the engine and the config checks enforce it).

@@ -31,7 +31,8 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
       // retires (its own replica back) and a multicast flag (op kNone) completes nothing.
       if (!model_) {
         op_done(rk, op);
-      } else if (kind == PacketKind::kData && sched_.protocol != coll::Protocol::kSimple) {
+      } else if (kind == PacketKind::kData && (sched_.protocol != coll::Protocol::kSimple ||
+                                               st_[size_t(rk)].via_proxy[op])) {
         send_done(rk, op);
       }
     });

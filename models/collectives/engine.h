@@ -113,6 +113,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     std::vector<uint64_t> sm_free_ps; // per op: a send completes no earlier (channel rate)
     std::vector<uint8_t> deps_met;    // per op: a streamed op may run when its turn comes
     std::vector<uint8_t> frees_slot;  // per op: a receive of a point-to-point send
+    std::vector<uint8_t> via_proxy;   // per op: a Simple send over the NIC (the proxy fences)
     std::vector<Conn> conns;
     std::vector<Stream> streams;
     MatchMap<uint32_t> fencing;       // (this, reader, tag) -> Simple send awaiting its ack

@@ -33,6 +33,7 @@ void CollectiveEngine::prepare_protocol(int rank) {
   st.stream_of.assign(ops.size(), kNone);
   st.sm_free_ps.assign(ops.size(), 0);
   st.deps_met.assign(ops.size(), 0);
+  st.via_proxy.assign(ops.size(), 0);
   std::map<std::pair<int, int32_t>, uint32_t> conns;
   std::map<int32_t, uint32_t> streams;
   for (uint32_t i = 0; i < ops.size(); ++i) {
@@ -114,7 +115,11 @@ void CollectiveEngine::transmit(int rank, uint32_t op_index) {
   send_of_msg_[id] = {rank, op_index};
   const MatchKey k{uint32_t(rank), uint32_t(op.peer), op.tag};
   if (sync_.slots > 0) st.slot_of[k] = st.conn_of[op_index];
-  if (sched_.protocol == coll::Protocol::kSimple) st.fencing[k] = op_index;
+  if (sched_.protocol != coll::Protocol::kSimple) return;
+  st.fencing[k] = op_index;
+  // Over the NIC NCCL's thread block hands the step to the proxy, which posts the network
+  // write, waits for its completion and writes the flag: the block only waits for a slot.
+  if (ranks_[size_t(rank)]->via_nic(peer)) st.via_proxy[op_index] = 1;
 }
 
 void CollectiveEngine::send_done(int rank, uint32_t op) {
@@ -205,7 +210,7 @@ void CollectiveEngine::fenced(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
   ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
                              PacketKind::kFlag);
-  send_done(rank, op_index);
+  if (!st_[size_t(rank)].via_proxy[op_index]) send_done(rank, op_index);
 }
 
 void CollectiveEngine::protocol_op_done(int rank, uint32_t op_index) {

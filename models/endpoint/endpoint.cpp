@@ -333,6 +333,13 @@ uint64_t Endpoint::reduce(uint64_t bytes) {
   return reduce_busy_ps_;
 }
 
+bool Endpoint::via_nic(uint32_t dst) const {
+  bool nic = false;
+  if (dst < reach_.size())
+    reach_[dst].for_each([&](int port) { nic = nic || port >= params_.ports; });
+  return nic;
+}
+
 uint64_t Endpoint::idle_at() const {
   uint64_t t = reduce_busy_ps_;
   for (const auto& port : ports_) t = std::max(t, port->idle_at());

@@ -55,6 +55,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   uint64_t payload_sourced() const override { return bytes_sent_; }
   uint64_t payload_sunk() const override { return bytes_received_; }
   bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }
+  // Its traffic to `dst` leaves through its NIC ports (scale-out), not its fabric ports.
+  bool via_nic(uint32_t dst) const;
 
   // Queue a message; returns its id. `on_sent` fires when its last transaction has started
   // on a wire. Data messages are served oldest first; control messages (kAck, kFlag: a
