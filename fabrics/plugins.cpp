@@ -31,6 +31,7 @@ WorkloadKind ddp_step_workload();          // fabrics/workloads/training_steps.c
 WorkloadKind fsdp_step_workload();         // fabrics/workloads/training_steps.cpp
 WorkloadKind moe_layer_workload();         // fabrics/workloads/training_steps.cpp
 WorkloadKind tp_layer_workload();          // fabrics/workloads/training_steps.cpp
+WorkloadKind chakra_workload();            // fabrics/workloads/chakra.cpp
 
 namespace topo {
 TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp
@@ -64,6 +65,7 @@ void register_builtin_plugins() {
     workloads().add(fsdp_step_workload());
     workloads().add(moe_layer_workload());
     workloads().add(tp_layer_workload());
+    workloads().add(chakra_workload());
   });
 }
 

@@ -132,8 +132,13 @@ run_case() {
   touch "$d/done"
 }
 
+# normalise_json FILE [OTHER]: canonical JSON without run_cost and command_line. Given
+# OTHER of another schema_version (an old-format file against a new one), only the values
+# that exist in both are kept: keys missing from the other file are dropped, recursively
+# (results.json 2 added name/kind/device/port to stats entries, rows[].stats and job_stats),
+# and every schema_version (a compare file holds its systems' too).
 normalise_json() {
-  python3 - "$1" <<'PY'
+  python3 - "$@" <<'PY'
 import json, sys
 def strip(j):
     if isinstance(j, dict):
@@ -141,7 +146,18 @@ def strip(j):
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
-print(json.dumps(strip(json.load(open(sys.argv[1]))), indent=1, sort_keys=True))
+def common(j, o):
+    if isinstance(j, dict) and isinstance(o, dict):
+        return {k: common(v, o[k]) for k, v in j.items() if k in o and k != "schema_version"}
+    if isinstance(j, list) and isinstance(o, list):
+        return [common(v, w) for v, w in zip(j, o)] + j[len(o):]
+    return j
+j = strip(json.load(open(sys.argv[1])))
+if len(sys.argv) > 2:
+    o = strip(json.load(open(sys.argv[2])))
+    if isinstance(j, dict) and isinstance(o, dict) and j.get("schema_version") != o.get("schema_version"):
+        j = common(j, o)
+print(json.dumps(j, indent=1, sort_keys=True))
 PY
 }
 
@@ -171,7 +187,7 @@ for c in "${cases[@]}"; do
   cmp -s <(grep -Ev '^# (run cost|results):' "$a/stdout") <(grep -Ev '^# (run cost|results):' "$b/stdout") || bad+=" stdout"
   if [ -f "$a/results.json" ] || [ -f "$b/results.json" ]; then
     if [ -f "$a/results.json" ] && [ -f "$b/results.json" ]; then
-      cmp -s <(normalise_json "$a/results.json") <(normalise_json "$b/results.json") || bad+=" results.json"
+      cmp -s <(normalise_json "$a/results.json" "$b/results.json") <(normalise_json "$b/results.json" "$a/results.json") || bad+=" results.json"
     else
       bad+=" results.json(missing)"
     fi
@@ -182,7 +198,7 @@ for c in "${cases[@]}"; do
     echo "DIFF $name:$bad"; diff_n=$((diff_n + 1))
     for f in $bad; do
       case "$f" in
-        results.json) diff <(normalise_json "$a/results.json") <(normalise_json "$b/results.json") | head -n 12 | sed 's/^/    /' ;;
+        results.json) diff <(normalise_json "$a/results.json" "$b/results.json") <(normalise_json "$b/results.json" "$a/results.json") | head -n 12 | sed 's/^/    /' ;;
         stdout) diff <(grep -Ev '^# (run cost|results):' "$a/stdout") <(grep -Ev '^# (run cost|results):' "$b/stdout") | head -n 8 | sed 's/^/    /' ;;
         rc|stderr) diff "$a/$f" "$b/$f" | head -n 6 | sed 's/^/    /' ;;
       esac

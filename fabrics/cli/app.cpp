@@ -12,6 +12,13 @@
 #include <systemc>
 
 #include "fabrics/cli/compare.h"
+#include "fabrics/cli/outputs.h"
+#include "fabrics/cli/procs.h"
+#include "fabrics/cli/progress.h"
+#include "fabrics/cli/report.h"
+#include "fabrics/cli/sweep.h"
+#include "fabrics/cli/sweep_file.h"
+#include "fabrics/cli/trace.h"
 #include "fabrics/cli/results.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/system.h"
@@ -34,8 +41,13 @@ namespace {
 const char* kUsage =
     "usage:\n"
     "  fabricsim run CONFIG [--set key.path=value]... [--out DIR] [--seed N] [--quiet]\n"
-    "  fabricsim check CONFIG|COMPARE_FILE [--set key.path=value]...\n"
-    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [--quiet]\n"
+    "                [--series INTERVAL] [--series-samples N] [--ports GLOB[,GLOB]...]\n"
+    "                [--histograms] [--trace FILE] [--trace-max-ops N] [--progress[=SECONDS]]\n"
+    "  fabricsim check CONFIG|COMPARE_FILE|SWEEP_FILE [--set key.path=value]...\n"
+    "  fabricsim compare FILE [--set key.path=value]... [--out DIR] [-j N] [--quiet]\n"
+    "  fabricsim sweep SWEEP_FILE [--set key.path=value]... [--out DIR] [-j N] [--shard I/N]\n"
+    "                 [--quiet] [--progress[=SECONDS]]\n"
+    "  fabricsim report RESULTS.json... -o REPORT.html [--title TEXT]\n"
     "  fabricsim describe [TYPE]\n"
     "  fabricsim --version | --help\n"
     "exit codes: 0 success, 2 bad input, 3 internal error\n";
@@ -48,6 +60,8 @@ struct Options {
   std::optional<uint64_t> seed;
   bool quiet = false;
   std::string type;
+  OutputOptions outputs;  // run: statistics, tables, series, trace, progress (outputs.h)
+  int jobs = 1;           // compare: systems run at once
 };
 
 [[noreturn]] void usage_error(const std::string& problem) {
@@ -81,6 +95,9 @@ Options parse_args(const std::vector<std::string>& args) {
       o.seed = std::stoull(v);
     } else if (a == "--quiet" && (o.command == "run" || o.command == "compare")) {
       o.quiet = true;
+    } else if (o.command == "run" && parse_output_option(args, i, o.outputs)) {
+    } else if ((a == "-j" || a == "--jobs") && o.command == "compare") {
+      o.jobs = parse_jobs(a, value(a));
     } else if (a.size() > 1 && a[0] == '-') {
       usage_error("unknown option '" + a + "' for '" + o.command + "'");
     } else {
@@ -175,8 +192,14 @@ int run(const Options& o, const std::vector<std::string>& args) {
                             [] { return PacketPool::global().outstanding() > 0; },
                             [&sys] { return sys.idle_at(); },
                             [&sys] { sys.reset_dynamic_state(); }});
-  sc_core::sc_start(sc_core::sc_time::from_value(spec.simulation.time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+  std::unique_ptr<Observation> obs = make_observation(sys, spec, o.outputs, o.out.has_value());
+  const std::vector<uint64_t> sizes = training ? std::vector<uint64_t>{} : w.sizes();
+  simulate(spec.simulation.time_limit_ps, progress_mode(o.quiet, o.outputs.progress_s), [&] {
+    return runner ? job_progress(runner->started(), runner->finished(), runner->total())
+                  : sweep_progress(sweep.rows(), sweep.finished(), sizes);
+  });
   const uint64_t now = sc_core::sc_time_stamp().value();
+  if (obs) obs->finish(now);
   if (!sweep.finished() || (runner && !runner->finished())) {
     if (now >= spec.simulation.time_limit_ps)
       throw InputError(spec.file + ": simulation.time_limit: the workload did not finish within " +
@@ -273,11 +296,11 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["units"] = train->units_json();
     }
     const std::filesystem::path file = out_dir / "results.json";
-    std::ofstream f(file);
-    f << j.dump(2) << "\n";
-    if (!f) throw InputError("--out: cannot write " + file.string());
+    write_file(file, structured_results(j, *obs, train != nullptr).dump(2) + "\n");
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
+    write_tables(out_dir, rows, train ? &j["rows"] : nullptr, *obs);
   }
+  if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
   return kExitOk;
 }
 
@@ -294,9 +317,16 @@ int app_main(const std::vector<std::string>& args) {
       std::cout << "fabricsim " << FABRICSIM_VERSION << "\n";
       return kExitOk;
     }
+    if (!args.empty() && args[0] == "sweep") return sweep_main(args);
+    if (!args.empty() && args[0] == "report") return report_main(args);
     const Options o = parse_args(args);
     if (o.command == "describe") {
       std::cout << (o.type.empty() ? describe_all() : describe_one(o.type));
+      return kExitOk;
+    }
+    if (o.command == "check" && is_sweep_file(o.config)) {
+      const SweepSpec sw = load_sweep(o.config, o.sets);
+      std::cout << sw.file << ": ok (sweep file, " << sw.points.size() << " points)\n";
       return kExitOk;
     }
     if (o.command == "check" && is_compare_file(o.config)) {
@@ -311,7 +341,7 @@ int app_main(const std::vector<std::string>& args) {
       return kExitOk;
     }
     if (o.command == "compare")
-      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args));
+      return run_compare(load_compare(o.config, o.sets), o.out, o.quiet, join_args(args), o.jobs);
     return run(o, args);
   } catch (const InputError& e) {
     std::cerr << "fabricsim: error: " << e.what() << "\n";

@@ -1,7 +1,5 @@
 #include "fabrics/cli/compare.h"
 
-#include <fcntl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabrics/cli/outputs.h"
+#include "fabrics/cli/procs.h"
 #include "fabrics/config/document.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
@@ -70,46 +70,6 @@ std::vector<std::string> workload_keys() {
     for (const ParamSpec& p : w.params)
       if (std::find(keys.begin(), keys.end(), p.key) == keys.end()) keys.push_back(p.key);
   return keys;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// Runs `exe run CONFIG --set ... --out DIR --quiet` in a child process; its stderr goes to
-// err_file. Returns the child's exit code (128 + signal if it died).
-int run_child(const CompareSystem& s, const std::string& dir, const std::string& err_file) {
-  std::vector<std::string> args{"fabricsim", "run", s.config};
-  for (const std::string& a : s.sets) {
-    args.push_back("--set");
-    args.push_back(a);
-  }
-  args.insert(args.end(), {"--out", dir, "--quiet"});
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  std::cerr.flush();
-  const pid_t pid = ::fork();
-  if (pid < 0) throw InternalError("compare: fork failed");
-  if (pid == 0) {
-    const int devnull = ::open("/dev/null", O_RDWR);
-    const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (devnull >= 0) {
-      ::dup2(devnull, 0);
-      ::dup2(devnull, 1);
-    }
-    if (err >= 0) ::dup2(err, 2);
-    ::execv("/proc/self/exe", argv.data());
-    ::_exit(127);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0) {
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 }  // namespace
@@ -210,7 +170,7 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
 }
 
 int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_dir, bool quiet,
-                const std::string& command_line) {
+                const std::string& command_line, int jobs) {
   namespace fs = std::filesystem;
   fs::path dir;
   bool temporary = false;
@@ -235,22 +195,41 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
     }
   } cleanup{dir, temporary};
 
+  // Every system in its own process (`run CONFIG --set ... --out DIR --quiet`), `jobs` at
+  // once; failures are reported in the file's order once all have ended.
+  std::vector<Child> children;
+  for (const CompareSystem& s : spec.systems) {
+    Child c;
+    c.args = {"run", s.config};
+    for (const std::string& a : s.sets) c.args.insert(c.args.end(), {"--set", a});
+    c.args.insert(c.args.end(), {"--out", (dir / "systems" / s.label).string(), "--quiet"});
+    c.stderr_file = (dir / "systems" / (s.label + ".stderr")).string();
+    children.push_back(c);
+  }
+  std::vector<int> codes(children.size(), 0);
+  run_children(
+      children, jobs,
+      [&](size_t i) {
+        if (!quiet)
+          std::cerr << "# compare: running " << spec.systems[i].label << " ("
+                    << spec.systems[i].config << ")\n";
+      },
+      [&](size_t i, int rc) { codes[i] = rc; });
   std::vector<nlohmann::json> results;
   for (size_t i = 0; i < spec.systems.size(); ++i) {
     const CompareSystem& s = spec.systems[i];
     const fs::path sd = dir / "systems" / s.label;
     const fs::path err = dir / "systems" / (s.label + ".stderr");
-    if (!quiet) std::cerr << "# compare: running " << s.label << " (" << s.config << ")\n";
-    const int rc = run_child(s, sd.string(), err.string());
+    const int rc = codes[i];
     if (rc != 0) {
-      std::string e = slurp(err.string());
+      std::string e = read_file(err.string());
       while (!e.empty() && e.back() == '\n') e.pop_back();
       const std::string msg = "system '" + s.label + "' (" + s.config + ", listed at " + s.where +
                               ") failed with exit " + std::to_string(rc) + ": " + e;
       if (rc == kExitBadInput) throw InputError(msg);
       throw InternalError(msg);
     }
-    results.push_back(nlohmann::json::parse(slurp((sd / "results.json").string())));
+    results.push_back(nlohmann::json::parse(read_file((sd / "results.json").string())));
   }
 
   // Sizes in the order they first appear.
@@ -331,7 +310,7 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
 
   if (out_dir) {
     nlohmann::json j;
-    j["schema_version"] = 1;
+    j["schema_version"] = 2;  // 2: each system's results are results.json 2
     j["kind"] = "compare";
     j["fabricsim_version"] = FABRICSIM_VERSION;
     j["compare_file"] = spec.file;

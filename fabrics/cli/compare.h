@@ -34,10 +34,10 @@ bool is_compare_file(const std::string& file);
 // hint").
 CompareSpec load_compare(const std::string& file, const std::vector<std::string>& extra_sets);
 
-// Runs every system, prints the side-by-side table (unless quiet) and, with out_dir,
+// Runs every system (`jobs` processes at once), prints the side-by-side table (unless quiet) and, with out_dir,
 // writes out_dir/results.json (the merged results) and keeps each system's own
 // results.json under out_dir/systems/. Returns the exit code.
 int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_dir, bool quiet,
-                const std::string& command_line);
+                const std::string& command_line, int jobs = 1);
 
 }  // namespace fabricsim

@@ -12,7 +12,10 @@
 
 namespace fabricsim {
 
-constexpr int kResultsSchemaVersion = 1;
+// 2: stats entries carry name, kind, device and port index and are written in natural
+// order (devices in graph order, each one's ports by index); rows carry their own stats
+// (training runs: job_stats).
+constexpr int kResultsSchemaVersion = 2;
 
 struct RowResult {
   uint64_t bytes = 0, count = 0;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "fabrics/workloads/chakra.h"
 #include "models/collectives/training.h"
 #include "models/core/errors.h"
 #include "models/core/units.h"
@@ -287,6 +288,32 @@ TrainingWorkload::TrainingWorkload(const SystemSpec& spec) : spec_(spec) {
         rows_[index]["exposed_us"] = us(e - t0) - us(compute);
       });
     }
+  } else if (w.type == "chakra") {
+    // One job: the trace. One row per node, with when it could start (its dependencies
+    // done; a compute node: when its compute unit started it) and when it completed.
+    const ChakraJob& cj = *t.chakra;
+    notes_.push_back("# chakra trace: " + std::to_string(cj.nodes.size()) + " nodes on " +
+                     std::to_string(n) + " ranks, " + std::to_string(cj.collectives) +
+                     " collectives (" + w.algorithm + " all-reduce)");
+    notes_.push_back(comm_note);
+    notes_.push_back("# start: dependencies done (compute: started on the rank's compute unit); "
+                     "end: completed");
+    columns_ = {{"rank", "", 5},        {"node", "", 6},         {"name", "", 12},
+                {"type", "", 10},       {"start_us", "(us)", 10}, {"end_us", "(us)", 10}};
+    jobs_.push_back(cj.schedule);
+    measure_.push_back([this, &cj](uint64_t t0, uint64_t, const CollectiveEngine& e) {
+      std::vector<uint64_t> end(cj.nodes.size());
+      for (size_t i = 0; i < cj.nodes.size(); ++i) {
+        const ChakraJob::NodeRef& x = cj.nodes[i];
+        end[i] = e.op_done_ps(x.rank, x.join);
+        uint64_t start = t0;
+        for (size_t d : x.deps) start = std::max(start, end[d]);
+        if (x.type == "compute") start = end[i] - x.duration_ps;
+        rows_.push_back({{"rank", x.rank},          {"node", x.id},
+                         {"name", x.name},          {"type", x.type},
+                         {"start_us", us(start - t0)}, {"end_us", us(end[i] - t0)}});
+      }
+    });
   } else {
     throw InternalError("training: unknown workload " + w.type);
   }

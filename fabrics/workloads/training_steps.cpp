@@ -4,17 +4,15 @@
 #include <functional>
 
 #include "fabrics/systems/system_spec.h"
+#include "fabrics/workloads/training_common.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/datatype.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
 
-namespace {
-
 using K = ParamKind;
 
-// Communication parameters every training workload takes.
 std::vector<ParamSpec> comm_params() {
   return {
       choice("algorithm", coll::flat_algorithms_for("all_reduce"), "ring",
@@ -46,6 +44,8 @@ std::vector<ParamSpec> comm_params() {
             0.001, 1e6)};
 }
 
+namespace {
+
 // The transformer layers ddp_step, fsdp_step and tp_layer run.
 std::vector<ParamSpec> model_params() {
   return {
@@ -62,7 +62,8 @@ std::vector<ParamSpec> model_params() {
             "Backward compute of one layer; 0: 4 x params x tokens FLOPs / device_tflops.", 0)};
 }
 
-// What every training workload shares: communication, ranks, and (with_model) the layers.
+}  // namespace
+
 void parse_common(const cfg::Params& p, const cfg::Params& sim, SystemSpec& s, bool with_model) {
   WorkloadSpec& ws = s.workload;
   TrainingSpec& t = ws.training;
@@ -107,6 +108,8 @@ void parse_common(const cfg::Params& p, const cfg::Params& sim, SystemSpec& s, b
   t.forward_ps = p.time_ps("forward_time");
   t.backward_ps = p.time_ps("backward_time");
 }
+
+namespace {
 
 using Parse = std::function<void(const cfg::Params&, TrainingSpec&, int ranks)>;
 

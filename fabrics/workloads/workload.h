@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 namespace fabricsim {
 
 struct SystemSpec;
+struct ChakraJob;  // fabrics/workloads/chakra.h
 
 // Parameters of the training workloads (ddp_step, fsdp_step, moe_layer, tp_layer), resolved
 // to base units; fabrics/sim/training_run.cpp turns them into jobs.
@@ -36,6 +38,7 @@ struct TrainingSpec {
   std::string placement;                     // tp_layer: tp_inside | dp_inside | both;
                                              // moe_layer: ep_inside | ep_across | both
   uint64_t launch_ps = 0;
+  std::shared_ptr<const ChakraJob> chakra;  // chakra: the imported trace as one job
 };
 
 struct WorkloadSpec {

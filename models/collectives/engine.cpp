@@ -53,6 +53,7 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   sched_ = std::move(s);
   on_done_ = std::move(on_done);
   running_ = true;
+  if (observer_) observer_->started(sched_, sc_core::sc_time_stamp().value());
   ranks_left_ = 0;
   model_ = sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple;
   for (Endpoint* e : ranks_) e->set_interleave(model_);
@@ -81,6 +82,7 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   mark_slot_receives();
   if (ranks_left_ == 0) {
     running_ = false;
+    if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
     if (on_done_) on_done_();
     return;
   }
@@ -314,6 +316,7 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
 
 void CollectiveEngine::finish() {
   running_ = false;
+  if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
   auto done = std::move(on_done_);
   on_done_ = nullptr;
   if (done) done();

@@ -50,6 +50,18 @@ namespace fabricsim {
 class CollectiveEngine : public sc_core::sc_module, public Wakeable {
  public:
   static constexpr uint64_t kNvlsFlagBit = 1ull << 63;  // the tag of an NVLS flag
+
+  // Optional observer of whole schedules (fabrics/sim/observe.h: per-row statistics and
+  // traces): told when a schedule starts and when its last op has completed, while the
+  // engine still holds its per-op times (op_done_ps). Costs nothing per op.
+  class Observer {
+   public:
+    virtual ~Observer() = default;
+    virtual void started(const coll::Schedule& s, uint64_t now_ps) = 0;
+    virtual void finished(const coll::Schedule& s, uint64_t now_ps) = 0;
+  };
+  void set_observer(Observer* o) { observer_ = o; }
+
   // ranks[r] is the endpoint that runs rank r's program.
   CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks, uint32_t elem_bytes);
 
@@ -185,6 +197,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   uint32_t ranks_left_ = 0;
   bool running_ = false;
   uint64_t ops_completed_ = 0;
+  Observer* observer_ = nullptr;
 };
 
 }  // namespace fabricsim

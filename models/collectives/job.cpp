@@ -33,6 +33,21 @@ uint32_t JobBuilder::delay(int rank, uint64_t ps, std::vector<uint32_t> deps) {
   return uint32_t(ops.size() - 1);
 }
 
+uint32_t JobBuilder::p2p(int rank, OpKind kind, int peer, uint64_t count, uint64_t tag,
+                         std::vector<uint32_t> deps) {
+  if (kind != OpKind::kSend && kind != OpKind::kRecv)
+    throw InternalError("JobBuilder::p2p: a send or a receive");
+  Op op;
+  op.kind = kind;
+  op.peer = peer;
+  op.count = count;
+  op.tag = tag;
+  op.deps = std::move(deps);
+  auto& ops = s_.programs.at(rank).ops;
+  ops.push_back(std::move(op));
+  return uint32_t(ops.size() - 1);
+}
+
 std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int>& group,
                                       uint64_t offset,
                                       const std::vector<std::vector<uint32_t>>& start) {

@@ -27,6 +27,12 @@ class JobBuilder {
   uint32_t compute(int rank, uint64_t ps, std::vector<uint32_t> deps);
   // A kDelay op on `rank`: completes `ps` after its deps (0: a join point).
   uint32_t delay(int rank, uint64_t ps, std::vector<uint32_t> deps);
+  // One side of a point-to-point message of `count` elements between `rank` and `peer`
+  // (a kSend or a kRecv that copies); both sides carry the same `tag`, from new_tag().
+  uint32_t p2p(int rank, OpKind kind, int peer, uint64_t count, uint64_t tag,
+               std::vector<uint32_t> deps);
+  // A tag that no collective embedded before or after uses.
+  uint64_t new_tag() { return next_tag_++; }
 
   // Embeds `sub`, a schedule over group.size() ranks, with its rank i on rank group[i]:
   // peers mapped through `group`, element offsets shifted by `offset`, tags renumbered to

@@ -12,28 +12,68 @@
 
 namespace fabricsim {
 
+// Optional observer of a level (fabrics/sim/observe.h: time series and histograms), for
+// an ObservedLevel below.
+class LevelProbe {
+ public:
+  virtual ~LevelProbe() = default;
+  // The level was `level` (bytes) over [from_ps, to_ps).
+  virtual void held(uint64_t from_ps, uint64_t to_ps, uint64_t level) = 0;
+};
+
 // Time-weighted queue depth: max and time-average of a level that changes at events.
+// Windows (e.g. one row of a sweep) read the integral at their ends and take the window's
+// maximum; the whole-run maximum folds every window's in.
 class LevelStat {
  public:
   void set(uint64_t now_ps, uint64_t level) {
     integral_ += u128(level_) * (now_ps - last_ps_);
     last_ps_ = now_ps;
     level_ = level;
-    if (level > max_) max_ = level;
+    if (level > window_max_) window_max_ = level;
   }
   uint64_t level() const { return level_; }
-  uint64_t max() const { return max_; }
+  uint64_t max() const { return window_max_ > max_ ? window_max_ : max_; }
   double average(uint64_t now_ps) const {
     if (now_ps == 0) return 0.0;
-    u128 total = integral_ + u128(level_) * (now_ps - last_ps_);
-    return double(total) / double(now_ps);
+    return double(integral(now_ps)) / double(now_ps);
   }
+  // Integral of the level over [0, now_ps), in byte x ps.
+  u128 integral(uint64_t now_ps) const { return integral_ + u128(level_) * (now_ps - last_ps_); }
+  // The maximum since the previous call (or the start); starts a new window at the
+  // current level.
+  uint64_t take_window_max() {
+    const uint64_t m = window_max_;
+    if (m > max_) max_ = m;
+    window_max_ = level_;
+    return m;
+  }
+  uint64_t last_change_ps() const { return last_ps_; }
 
  private:
   u128 integral_ = 0;
   uint64_t last_ps_ = 0;
   uint64_t level_ = 0;
-  uint64_t max_ = 0;
+  uint64_t max_ = 0;         // over closed windows
+  uint64_t window_max_ = 0;  // over the current window
+};
+
+// A LevelStat that an observer may watch (a port's egress queue). Only levels that can be
+// observed pay for the test; an unobserved one costs one predictable branch per change.
+class ObservedLevel : public LevelStat {
+ public:
+  void set(uint64_t now_ps, uint64_t level) {
+    if (__builtin_expect(probe_ != nullptr, 0)) tell_probe(now_ps);
+    LevelStat::set(now_ps, level);
+  }
+  void set_probe(LevelProbe* p) { probe_ = p; }
+
+ private:
+  // Out of line and cold, so that set() stays small enough to inline where it did.
+  [[gnu::cold, gnu::noinline]] void tell_probe(uint64_t now_ps) {
+    probe_->held(last_change_ps(), now_ps, level());
+  }
+  LevelProbe* probe_ = nullptr;
 };
 
 // Components register a dump function under their name; output is sorted by name, so it

@@ -24,6 +24,8 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
   resp_q_.resize(nports);
+  control_.port_start.assign(size_t(nports), 0);
+  data_.port_start.assign(size_t(nports), 0);
   resp_turn_.assign(nports, 0);
   nvls_reach_ = PortSet(nports);
 }
@@ -124,8 +126,19 @@ Packet* Endpoint::tx_peek(int port) {
 // (the thread blocks of a GPU) share its links packet by packet instead of in turn.
 Packet* Endpoint::cut(Queue& q, int port) {
   if (!interleave_ || &q != &data_) {
-    for (size_t k = q.first_uncut; k < q.msgs.size(); ++k)
+    // port_start: everything before it is cut or not this port's (the first message this
+    // port could carry that a scan met), so a port does not rescan a long queue.
+    size_t& start = q.port_start[size_t(port)];
+    bool first = true;
+    for (size_t k = std::max(q.first_uncut, start); k < q.msgs.size(); ++k) {
+      const Msg& m = q.msgs[k];
+      if (first && !(m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) &&
+          (m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst]).test(port)) {
+        start = k;
+        first = false;
+      }
       if (Packet* p = cut_from(q, k, port)) return p;
+    }
     return nullptr;
   }
   const auto after = std::upper_bound(
@@ -214,6 +227,8 @@ void Endpoint::retire(Queue& q) {
   while (!q.msgs.empty() && q.msgs.front().done) {
     q.msgs.pop_front();
     if (q.first_uncut > 0) --q.first_uncut;
+    for (size_t& s : q.port_start)
+      if (s > 0) --s;
   }
 }
 
@@ -352,6 +367,7 @@ void Endpoint::reset_dynamic_state() {
   rng_ = Rng(params_.seed, display_name_);
   std::fill(resp_turn_.begin(), resp_turn_.end(), uint8_t(0));
   std::fill(rr_last_.begin(), rr_last_.end(), uint64_t(0));
+  for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
 }
 
 nlohmann::json Endpoint::stats_json(uint64_t now_ps) const {

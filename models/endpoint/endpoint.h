@@ -150,6 +150,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   struct Queue {
     std::deque<Msg> msgs;           // oldest first (deque: element addresses are stable)
     size_t first_uncut = 0;         // index of the oldest message not fully cut
+    // [port]: every message before it is fully cut or is one that port cannot carry (a
+    // port's reach never changes), so a port's search starts there. Without it a NIC port
+    // rescans every queued NVLink message on each look: quadratic in the queue.
+    std::vector<size_t> port_start;
   };
   Packet* cut(Queue& q, int port);
   Packet* cut_from(Queue& q, size_t k, int port);

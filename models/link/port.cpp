@@ -54,6 +54,8 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   layer_ = link.framing->make_link_layer(link, seed, display_name_);
 }
 
+void Port::tell_probe(uint64_t from_ps, uint64_t to_ps) { probe_->busy(from_ps, to_ps); }
+
 void Port::tx_method() {
   const uint64_t t = now();
   Scheduler& sched = Scheduler::instance();
@@ -118,6 +120,7 @@ void Port::tx_method() {
   ++c_.tx_transactions;
   c_.busy_ps += tm.free_ps - t;
   busy_until_ = tm.free_ps;
+  if (__builtin_expect(probe_ != nullptr, 0)) tell_probe(t, tm.free_ps);
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;

@@ -57,6 +57,14 @@ class PortOwner {
   virtual void rx_arrive(int port, Packet* p) = 0;
 };
 
+// Optional observer of a port's transmitter and egress queue (fabrics/sim/observe.h). A port
+// without one pays one predictable branch per transaction.
+class PortProbe : public LevelProbe {
+ public:
+  // The transmitter is serialising over [from_ps, to_ps).
+  virtual void busy(uint64_t from_ps, uint64_t to_ps) = 0;
+};
+
 class Port : public sc_core::sc_module,
              public Wakeable,
              public tlm::tlm_fw_transport_if<fabric_protocol_types>,
@@ -98,7 +106,13 @@ class Port : public sc_core::sc_module,
   // replay buffer and the link layer's carried remainders (nothing may be in flight).
   uint64_t idle_at() const;
   void reset();
-  LevelStat& queue_stat() { return queue_; }
+  ObservedLevel& queue_stat() { return queue_; }
+  const ObservedLevel& queue_stat() const { return queue_; }
+  // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
+  void set_probe(PortProbe* p) {
+    probe_ = p;
+    queue_.set_probe(p);
+  }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
   // This port's own counters; the link-level retry ones are its LinkLayer's.
@@ -130,6 +144,7 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
+  [[gnu::cold, gnu::noinline]] void tell_probe(uint64_t from_ps, uint64_t to_ps);
   RetryCounters retry_counters() const {
     return layer_ ? layer_->retry_counters() : RetryCounters{};  // none before attach()
   }
@@ -166,8 +181,9 @@ class Port : public sc_core::sc_module,
   Fifo<Ack> acks_;
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  LevelStat queue_;
+  ObservedLevel queue_;
   PortCounters c_;
+  PortProbe* probe_ = nullptr;
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx.

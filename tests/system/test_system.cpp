@@ -216,7 +216,7 @@ TEST(Cli, ResultsJsonCarriesResolvedConfigAndRunCost) {
                               fresh_dir("schema"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json& j = r.results;
-  EXPECT_EQ(j["schema_version"], 1);
+  EXPECT_EQ(j["schema_version"], 2);
   EXPECT_EQ(j["resolved_config"]["link_types"]["nvl"]["lane_rate"], "100Gb/s");
   EXPECT_EQ(j["resolved_config"]["workload"]["max_bytes"], "64KiB");
   for (const char* k : {"wall_s", "kernel_events", "transaction_hops", "transaction_hops_per_s",

@@ -1,0 +1,341 @@
+#include "fabrics/cli/outputs.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "models/core/errors.h"
+#include "models/core/units.h"
+
+namespace fabricsim {
+
+namespace {
+
+[[noreturn]] void bad(const std::string& flag, const std::string& problem) {
+  throw InputError("command line: " + flag + ": " + problem);
+}
+
+uint64_t positive_int(const std::string& flag, const std::string& v, uint64_t max) {
+  if (v.empty() || v.size() > 12 || v.find_first_not_of("0123456789") != std::string::npos)
+    bad(flag, "expected a positive integer, got '" + v + "'");
+  const uint64_t n = std::stoull(v);
+  if (n == 0 || n > max) bad(flag, v + " is out of range [1, " + std::to_string(max) + "]");
+  return n;
+}
+
+std::string fmt(double v, const char* f = "%.6f") {
+  char b[64];
+  std::snprintf(b, sizeof b, f, v);
+  return b;
+}
+
+// Columns of ports.csv after the port's identity, in order; the statistics of a window.
+const std::vector<std::string> kPortColumns{
+    "utilisation",      "busy_ps",       "tx_payload_bytes", "tx_wire_bytes",
+    "tx_packets",       "tx_transactions", "rx_payload_bytes", "rx_packets",
+    "credit_stall_ps",  "crc_errors",    "replays",          "replay_wire_bytes",
+    "retry_ps",         "replay_stall_ps", "queue_max_bytes", "queue_mean_bytes"};
+const std::vector<std::string> kPercentileColumns{"queue_p50_bytes", "queue_p90_bytes",
+                                                  "queue_p99_bytes"};
+
+std::string cell(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return csv_field(v.get<std::string>());
+  if (v.is_number_float()) return fmt(v.get<double>(), "%.9g");
+  if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
+  return v.dump();
+}
+
+}  // namespace
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+bool parse_output_option(const std::vector<std::string>& args, size_t& i, OutputOptions& o) {
+  const std::string& a = args[i];
+  auto value = [&]() -> std::string {
+    if (i + 1 >= args.size()) bad(a, "needs a value");
+    return args[++i];
+  };
+  if (a == "--series") {
+    const std::string v = value();
+    try {
+      o.observe.series_interval_ps = parse_time_ps(v);
+    } catch (const UnitError& e) {
+      bad(a, "'" + v + "': " + e.what());
+    }
+    if (o.observe.series_interval_ps == 0) bad(a, "the interval must be > 0, e.g. 1us");
+  } else if (a == "--series-samples") {
+    o.observe.series_samples = size_t(positive_int(a, value(), 1000000));
+  } else if (a == "--ports") {
+    std::stringstream ss(value());
+    for (std::string g; std::getline(ss, g, ',');) {
+      if (g.empty()) bad("--ports", "empty pattern; e.g. --ports 'gpu0.port[*],nvswitch0.*'");
+      o.observe.ports.push_back(g);
+    }
+  } else if (a == "--trace-max-ops") {
+    o.observe.trace_max_ops = size_t(positive_int(a, value(), 100000000));
+  } else if (a == "--histograms") {
+    o.observe.histograms = true;
+  } else if (a == "--trace") {
+    o.trace = value();
+    if (o.trace->empty()) bad(a, "needs a file name");
+  } else if (a == "--progress") {
+    o.progress_s = 10;
+  } else if (a.rfind("--progress=", 0) == 0) {
+    o.progress_s = double(positive_int("--progress", a.substr(11), 86400));
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<Observation> make_observation(System& sys, const SystemSpec& spec,
+                                              const OutputOptions& o, bool has_out) {
+  ObserveOptions oo = o.observe;
+  oo.trace = o.trace.has_value();
+  // The trace's counter tracks come from the series: without --series, start fine (10 ns)
+  // and let the series coarsen to fit its sample budget.
+  if (oo.trace && oo.series_interval_ps == 0) {
+    oo.series_interval_ps = 10000;
+    if (o.observe.series_samples == ObserveOptions{}.series_samples) oo.series_samples = 400;
+  }
+  oo.device_windows = has_out;
+  if (!has_out && !oo.trace && !oo.series_interval_ps && !oo.histograms) return nullptr;
+  if (o.trace) {  // fail before a long run rather than after it
+    const std::filesystem::path dir = std::filesystem::path(*o.trace).parent_path();
+    std::error_code ec;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, ec))
+      bad("--trace", *o.trace + ": the directory " + dir.string() + " does not exist");
+  }
+  auto obs = std::make_unique<Observation>(sys, spec, oo);
+  if (!o.observe.ports.empty()) {  // a pattern that selects nothing is a mistake
+    for (const std::string& pat : o.observe.ports) {
+      bool any = false;
+      for (const PortInfo& p : obs->ports()) any = any || glob_match(pat, p.name);
+      if (!any)
+        bad("--ports", "'" + pat + "' matches no port of " + spec.file +
+                           "; ports are named like " +
+                           (obs->ports().empty() ? std::string("gpu0.port[0]")
+                                                 : obs->ports().front().name));
+    }
+  }
+  return obs;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+void write_file(const std::filesystem::path& path, const std::string& text) {
+  const std::filesystem::path tmp = path.string() + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    f.flush();
+    if (!f) {
+      std::error_code ec;
+      std::filesystem::remove(tmp, ec);
+      throw InputError(path.string() + ": cannot write the file");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) throw InputError(path.string() + ": cannot write the file: " + ec.message());
+}
+
+nlohmann::json window_json(const Observation& obs, size_t w) {
+  const WindowStats& ws = obs.windows().at(w);
+  nlohmann::json j;
+  j["label"] = ws.label;
+  j["start_ps"] = ws.start_ps;
+  j["end_ps"] = ws.end_ps;
+  if (ws.bottleneck >= 0)
+    j["bottleneck"] = {{"port", obs.ports()[size_t(ws.bottleneck)].name},
+                       {"utilisation", ws.ports[size_t(ws.bottleneck)]["utilisation"]}};
+  else
+    j["bottleneck"] = nullptr;
+  nlohmann::json ports = nlohmann::json::array();
+  for (size_t i = 0; i < ws.ports.size(); ++i) {
+    const PortInfo& p = obs.ports()[i];
+    nlohmann::json x = ws.ports[i];
+    x["name"] = p.name;
+    x["device"] = p.device;
+    x["kind"] = p.kind;
+    x["port"] = p.index;
+    ports.push_back(std::move(x));
+  }
+  j["ports"] = std::move(ports);
+  nlohmann::json devices = nlohmann::json::array();
+  for (size_t i = 0; i < ws.devices.size(); ++i) {
+    nlohmann::json x = ws.devices[i];
+    x["device"] = obs.devices()[i].first;
+    x["kind"] = obs.devices()[i].second;
+    devices.push_back(std::move(x));
+  }
+  j["devices"] = std::move(devices);
+  return j;
+}
+
+namespace {
+
+// A json (sorted keys) as an ordered_json with the same content, without a text round trip.
+nlohmann::ordered_json ordered(const nlohmann::json& j) {
+  switch (j.type()) {
+    case nlohmann::json::value_t::object: {
+      nlohmann::ordered_json o = nlohmann::ordered_json::object();
+      for (auto it = j.begin(); it != j.end(); ++it) o[it.key()] = ordered(it.value());
+      return o;
+    }
+    case nlohmann::json::value_t::array: {
+      nlohmann::ordered_json a = nlohmann::ordered_json::array();
+      for (const nlohmann::json& x : j) a.push_back(ordered(x));
+      return a;
+    }
+    case nlohmann::json::value_t::string: return j.get<std::string>();
+    case nlohmann::json::value_t::boolean: return j.get<bool>();
+    case nlohmann::json::value_t::number_unsigned: return j.get<uint64_t>();
+    case nlohmann::json::value_t::number_integer: return j.get<int64_t>();
+    case nlohmann::json::value_t::number_float: return j.get<double>();
+    default: return nullptr;
+  }
+}
+
+}  // namespace
+
+nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
+                                          bool training) {
+  nlohmann::ordered_json out = ordered(j);
+  const nlohmann::json& st = j.at("stats");
+  // Natural order: each device (graph order), then its ports by index.
+  nlohmann::ordered_json stats = nlohmann::ordered_json::object();
+  size_t p = 0;
+  const std::vector<PortInfo>& ports = obs.ports();
+  for (const auto& [device, kind] : obs.devices()) {
+    if (st.contains(device)) {
+      nlohmann::ordered_json d = {{"name", device}, {"kind", kind}, {"device", device}};
+      for (auto it = st[device].begin(); it != st[device].end(); ++it)
+        d[it.key()] = ordered(it.value());
+      stats[device] = std::move(d);
+    }
+    for (; p < ports.size() && ports[p].device == device; ++p) {
+      const PortInfo& pi = ports[p];
+      nlohmann::ordered_json x = {
+          {"name", pi.name}, {"kind", pi.kind}, {"device", pi.device}, {"port", pi.index}};
+      for (auto it = st[pi.name].begin(); it != st[pi.name].end(); ++it)
+        x[it.key()] = ordered(it.value());
+      if (obs.options().histograms) {
+        const nlohmann::json q = obs.queue_percentiles(p);
+        for (auto it = q.begin(); it != q.end(); ++it) x[it.key()] = it.value().get<uint64_t>();
+      }
+      stats[pi.name] = std::move(x);
+    }
+  }
+  out["stats"] = std::move(stats);
+  // Per-row statistics: one window per schedule the engine ran.
+  if (training) {
+    nlohmann::ordered_json js = nlohmann::ordered_json::array();
+    for (size_t w = 0; w < obs.windows().size(); ++w)
+      js.push_back(ordered(window_json(obs, w)));
+    out["job_stats"] = std::move(js);
+  } else {
+    nlohmann::ordered_json& rows = out["rows"];
+    for (size_t w = 0; w < rows.size() && w < obs.windows().size(); ++w)
+      rows[w]["stats"] = ordered(window_json(obs, w));
+  }
+  return out;
+}
+
+void write_tables(const std::filesystem::path& dir, const std::vector<RowResult>& rows,
+                  const nlohmann::json* training_rows,
+                  const Observation& obs) {
+  const std::vector<WindowStats>& win = obs.windows();
+  // rows.csv: the table, one line per row, with its bottleneck when it is one window.
+  std::ostringstream r;
+  auto bottleneck = [&](size_t i) {
+    if (i >= win.size() || win[i].bottleneck < 0) return std::string(",");
+    const size_t b = size_t(win[i].bottleneck);
+    return csv_field(obs.ports()[b].name) + "," +
+           fmt(win[i].ports[b]["utilisation"].get<double>());
+  };
+  if (training_rows) {
+    std::vector<std::string> keys;
+    for (const nlohmann::json& row : *training_rows)
+      for (auto it = row.begin(); it != row.end(); ++it)
+        if (std::find(keys.begin(), keys.end(), it.key()) == keys.end()) keys.push_back(it.key());
+    r << "row";
+    for (const std::string& k : keys) r << "," << csv_field(k);
+    r << "\n";
+    size_t i = 0;
+    for (const nlohmann::json& row : *training_rows) {
+      r << i++;
+      for (const std::string& k : keys) r << "," << (row.contains(k) ? cell(row[k]) : "");
+      r << "\n";
+    }
+  } else {
+    r << "row,size_bytes,count,type,redop,algorithm,time_us,algbw_GBps,busbw_GBps,wrong,"
+         "bottleneck_port,bottleneck_utilisation\n";
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const RowResult& x = rows[i];
+      r << i << "," << x.bytes << "," << x.count << "," << csv_field(x.type) << ","
+        << csv_field(x.redop) << "," << csv_field(x.algorithm) << "," << fmt(x.time_us) << ","
+        << fmt(x.algbw_GBps) << "," << fmt(x.busbw_GBps) << ","
+        << (x.checked ? std::to_string(x.wrong) : "") << "," << bottleneck(i) << "\n";
+    }
+  }
+  write_file(dir / "rows.csv", r.str());
+
+  // ports.csv: one line per (window, port); a training run's windows are its jobs.
+  const bool pct = obs.options().histograms;
+  std::ostringstream p;
+  p << "row,label,start_ps,end_ps,name,device,kind,port,peer,link_type";
+  for (const std::string& c : kPortColumns) p << "," << c;
+  if (pct)
+    for (const std::string& c : kPercentileColumns) p << "," << c;
+  p << "\n";
+  for (size_t w = 0; w < win.size(); ++w)
+    for (size_t i = 0; i < win[w].ports.size(); ++i) {
+      const PortInfo& pi = obs.ports()[i];
+      const nlohmann::json& s = win[w].ports[i];
+      p << w << "," << csv_field(win[w].label) << "," << win[w].start_ps << "," << win[w].end_ps
+        << "," << csv_field(pi.name) << "," << csv_field(pi.device) << "," << csv_field(pi.kind)
+        << "," << pi.index << "," << csv_field(pi.peer) << "," << csv_field(pi.link_type);
+      for (const std::string& c : kPortColumns) p << "," << cell(s.at(c));
+      if (pct)
+        for (const std::string& c : kPercentileColumns) p << "," << cell(s.value(c, nlohmann::json()));
+      p << "\n";
+    }
+  write_file(dir / "ports.csv", p.str());
+
+  // series.csv: one line per (port, sample).
+  const auto series = obs.series();
+  if (series.empty()) return;
+  std::ostringstream s;
+  s << "name,device,kind,port,t_start_us,t_end_us,utilisation,queue_mean_bytes,"
+       "queue_max_bytes\n";
+  const uint64_t end = obs.end_ps();
+  for (const auto& [pi, ser] : series) {
+    const uint64_t w = ser->width_ps();
+    const auto& smp = ser->samples();
+    for (size_t k = 0; k < smp.size() && uint64_t(k) * w < end; ++k) {
+      const uint64_t t0 = uint64_t(k) * w, t1 = std::min(end, t0 + w);
+      const double span = double(t1 - t0);
+      s << csv_field(pi->name) << "," << csv_field(pi->device) << "," << csv_field(pi->kind) << ","
+        << pi->index << "," << fmt(double(t0) * 1e-6) << "," << fmt(double(t1) * 1e-6) << ","
+        << fmt(std::min(1.0, double(smp[k].busy_ps) / span)) << ","
+        << fmt(smp[k].queue_byte_ps / span, "%.3f") << "," << smp[k].queue_max << "\n";
+    }
+  }
+  write_file(dir / "series.csv", s.str());
+}
+
+}  // namespace fabricsim
