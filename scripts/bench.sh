@@ -39,7 +39,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 for c in "${only[@]+"${only[@]}"}"; do
-  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m)" >&2; exit 2 ;; esac
+  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m|eth) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m, eth)" >&2; exit 2 ;; esac
 done
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -105,7 +105,7 @@ run_case() {
   phps=$(json "$r" '"%.2f" % (j["run_cost"]["packet_hops_per_s"] / 1e6)')
   bps=$(json "$r" '"%.2f" % (j["run_cost"]["simulated_bytes_per_wall_s"] / 1e9)')
   rss=$(json "$r" '"%.1f" % (j["run_cost"]["peak_rss_kib"] / 1024)')
-  last=$(json "$r" '"%d B: %.2f us, busbw %.2f GB/s" % (j["rows"][-1]["size_bytes"], j["rows"][-1]["time_us"], j["rows"][-1]["busbw_GBps"])')
+  last=$(json "$r" '"%d B: %.2f us, busbw %.2f GB/s" % (j["rows"][-1]["size_bytes"], j["rows"][-1]["time_us"], j["rows"][-1]["busbw_GBps"]) if "traffic" not in j else "%d flows: makespan %.2f us, goodput %.2f GB/s" % (j["traffic"]["flows"], j["traffic"]["makespan_us"], j["traffic"]["goodput_GBps"])')
   echo "   last row             : $last"
   echo "   wall (run_cost)      : $wall s (elaboration + simulation; excludes config loading)"
   echo "   kernel events        : $ev (fabric model activations)"
@@ -149,6 +149,21 @@ if selected nvl4m; then
   run_case nvl4m "GB200 NVL72 per-packet, 4 MiB ring all-reduce" "${PP[@]}" \
     --set workload.min_bytes=4MiB --set workload.max_bytes=4MiB
   CONFIG=configs/dgx_h100.yaml
+fi
+
+if selected eth; then
+  CONFIG=configs/eth_fat_tree_128.yaml
+  run_case eincast "Ethernet incast 127:1, 2 MB each (UEC, NSCC)" --set workload.senders=127
+  run_case eperm "Ethernet permutation, 2 MB flows (UEC, REPS)" \
+    --set 'workload={type: permutation, bytes: 2MB}'
+  CONFIG=configs/dgx_h100.yaml
+  if [ -n "${HTSIM:-}" ]; then
+    echo "== eth vs htsim ($HTSIM): the same scenarios in both, one after the other"
+    python3 scripts/htsim_compare.py "$HTSIM" --fabricsim "$BIN" --speed \
+      --cases incast127,perm_reps,perm_oblivious --out "$out/htsim_compare" || echo "   FAILED"
+  else
+    echo "   (set HTSIM=<htsim/sim/datacenter> to run htsim on the same scenarios)"
+  fi
 fi
 
 echo

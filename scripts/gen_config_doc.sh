@@ -47,7 +47,7 @@ kind, default, unit and range is declared once, beside the model it configures.
 | `link_types` | yes | Map of link type name -> `link` parameters. No `type:` key: every entry is a link type. |
 | `device_types` | yes | Map of device type name -> `{type: endpoint \| switch \| root_complex, ...}` with that type's parameters. |
 | `topology` | yes | `{type: switched_node \| multi_node \| explicit, ...}`: which devices exist and how their ports are linked. |
-| `workload` | yes | `{type: allreduce_sweep \| collective_sweep, ...}`: what runs on the ranks (see "Workloads" below). |
+| `workload` | yes | `{type: allreduce_sweep \| collective_sweep \| incast \| permutation, ...}`: what runs on the ranks (see "Workloads" below). |
 
 Any other top-level key is an error (with the nearest known key as a hint). Inside every map,
 unknown keys, repeated keys, missing required keys and values of the wrong kind are errors;
@@ -149,7 +149,8 @@ topology:
 ```
 
 Device names are letters, digits and `_`, starting with a letter or `_`. Routes are computed
-by breadth-first search: every shortest path, through switches only (endpoints never forward).
+by breadth-first search: every shortest path, through forwarding devices only (switches,
+NICs; endpoints never forward).
 
 ## Workloads and sweep sizes
 
@@ -171,6 +172,12 @@ run it: docs/collectives.md. A config that sets `algorithm: ring` (every shipped
 must also override `workload.algorithm` when switching to a collective without `ring`
 (`alltoall`, `sendrecv`), e.g.
 `--set workload.type=collective_sweep --set workload.collective=alltoall --set workload.algorithm=pairwise`.
+
+Two workload types run point-to-point flows instead (timing only, one job): `incast`
+(`senders` ranks to one `receiver`) and `permutation` (every rank to one other: a random
+derangement from the seed, or `shift`); they report per-flow completion times, goodput and
+fairness (docs/scaleout.md). Replace the whole workload map to switch to one, e.g.
+`--set 'workload={type: permutation, bytes: 2MB}'`.
 
 ## Compare files (`fabricsim compare FILE`)
 

@@ -22,6 +22,7 @@
 #include "fabrics/cli/results.h"
 #include "fabrics/plugins.h"
 #include "fabrics/sim/system.h"
+#include "fabrics/sim/traffic_run.h"
 #include "fabrics/sim/training_run.h"
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/ceiling.h"
@@ -158,9 +159,18 @@ int run(const Options& o, const std::vector<std::string>& args) {
         "jobs", sys.engine(), train->take_jobs(),
         [&](size_t i, uint64_t s, uint64_t e) { train->job_done(i, s, e, sys.engine()); });
   }
-  const coll::AlgoInfo& algo =
-      coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
-  CollectiveSweep sweep("sweep", sys.engine(), n, training ? std::vector<uint64_t>{} : w.sizes(),
+  // Traffic workloads (fabrics/sim/traffic_run.h): their flows as one job.
+  std::unique_ptr<TrafficWorkload> traffic;
+  if (w.is_traffic) {
+    traffic = std::make_unique<TrafficWorkload>(spec);
+    runner = std::make_unique<JobRunner>(
+        "jobs", sys.engine(), traffic->take_jobs(),
+        [&](size_t, uint64_t s, uint64_t e) { traffic->job_done(s, e, sys.engine()); });
+  }
+  const bool jobs = training || traffic;
+  const coll::AlgoInfo* algo =
+      jobs ? nullptr : &coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
+  CollectiveSweep sweep("sweep", sys.engine(), n, jobs ? std::vector<uint64_t>{} : w.sizes(),
                         w.elem_bytes,
                         [&](uint64_t count) {
                           if (!choose) {
@@ -187,13 +197,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
                           s.algorithm = chooser.label(c);
                           return s;
                         },
-                        spec.simulation.functional ? &algo : nullptr, w.root,
+                        spec.simulation.functional ? algo : nullptr, w.root,
                         CollectiveSweep::Fabric{
                             [] { return PacketPool::global().outstanding() > 0; },
                             [&sys] { return sys.idle_at(); },
                             [&sys] { sys.reset_dynamic_state(); }});
   std::unique_ptr<Observation> obs = make_observation(sys, spec, o.outputs, o.out.has_value());
-  const std::vector<uint64_t> sizes = training ? std::vector<uint64_t>{} : w.sizes();
+  const std::vector<uint64_t> sizes = jobs ? std::vector<uint64_t>{} : w.sizes();
   simulate(spec.simulation.time_limit_ps, progress_mode(o.quiet, o.outputs.progress_s), [&] {
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);
@@ -237,6 +247,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
     throw InternalError("packet accounting: " + std::to_string(outstanding) +
                         " transactions outstanding, " + std::to_string(sent) + " B sent vs " +
                         std::to_string(received) + " B received");
+  // Lossy fabrics: every packet a transport injected was received by one or dropped by a
+  // switch with a counted reason (and the bytes balance above shows its data came again).
+  const PacketLedger ledger = sys.ledger();
+  if (ledger.injected != ledger.received + ledger.dropped_total())
+    throw InternalError("packet ledger: " + std::to_string(ledger.injected) +
+                        " packets injected vs " + std::to_string(ledger.received) +
+                        " received + " + std::to_string(ledger.dropped_total()) + " dropped");
   const std::vector<RowResult> rows = make_rows(spec, sweep.rows());
   for (const RowResult& r : rows)
     if (r.checked && r.wrong)
@@ -247,10 +264,35 @@ int run(const Options& o, const std::vector<std::string>& args) {
                            {"payload_bytes_delivered", received},
                            {"transactions_acquired", PacketPool::global().acquired()},
                            {"functional", spec.simulation.functional}};
+  if (ledger.injected)  // scale-out transports: the lossy fabric's packet ledger
+    checks["packet_ledger"] = {{"injected", ledger.injected},
+                               {"received", ledger.received},
+                               {"dropped", ledger.dropped},
+                               {"trimmed", ledger.trimmed},
+                               {"retransmitted", ledger.retransmitted},
+                               {"duplicates_received", ledger.duplicates}};
   const Port::Counters retry = sys.retry_totals();
-  const Ceiling ceiling = train ? Ceiling{} : busbw_ceiling(spec);
+  // The ledger in one line (scale-out transports only).
+  const auto print_ledger = [&](std::ostream& os) {
+    if (!ledger.injected) return;
+    const auto list = [](const std::map<std::string, uint64_t>& m) {
+      std::string s;
+      for (const auto& kv : m) s += (s.empty() ? "" : ", ") + kv.first + " " + std::to_string(kv.second);
+      return s.empty() ? std::string("none") : s;
+    };
+    os << "# packet ledger: " << ledger.injected << " injected = " << ledger.received
+       << " received + " << ledger.dropped_total() << " dropped (" << list(ledger.dropped)
+       << "); " << ledger.trimmed << " trimmed; " << ledger.retransmitted_total()
+       << " retransmitted (" << list(ledger.retransmitted) << "); " << ledger.duplicates
+       << " duplicates discarded\n";
+  };
+  const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
   if (!o.quiet && train) {
     train->print(std::cout);
+    print_cost(std::cout, cost);
+  } else if (!o.quiet && traffic) {
+    traffic->print(std::cout);
+    print_ledger(std::cout);
     print_cost(std::cout, cost);
   } else if (!o.quiet) {
     print_table(std::cout, spec, rows);
@@ -277,6 +319,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                     double(retry.replay_stall_ps) * 1e-6);
       std::cout << buf;
     }
+    print_ledger(std::cout);
     print_cost(std::cout, cost);
   }
   if (o.out) {
@@ -286,7 +329,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"replay_wire_bytes", retry.replay_wire_bytes},
                        {"retry_ps", retry.retry_ps},
                        {"replay_stall_ps", retry.replay_stall_ps}};
-    if (!train) j["ceiling"] = ceiling_json(ceiling);
+    if (!jobs) j["ceiling"] = ceiling_json(ceiling);
     if (choose) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;
@@ -295,10 +338,18 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["rows"] = train->rows_json();
       j["units"] = train->units_json();
     }
+    if (traffic) {  // one row per flow, and the summary
+      j["workload"] = w.type;
+      j["collective"] = nullptr;
+      j["algorithm"] = nullptr;
+      j["rows"] = traffic->rows_json();
+      j["units"] = traffic->units_json();
+      j["traffic"] = traffic->summary_json();
+    }
     const std::filesystem::path file = out_dir / "results.json";
-    write_file(file, structured_results(j, *obs, train != nullptr).dump(2) + "\n");
+    write_file(file, structured_results(j, *obs, jobs).dump(2) + "\n");
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
-    write_tables(out_dir, rows, train ? &j["rows"] : nullptr, *obs);
+    write_tables(out_dir, rows, jobs ? &j["rows"] : nullptr, *obs);
   }
   if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
   return kExitOk;

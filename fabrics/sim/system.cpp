@@ -6,6 +6,9 @@
 #include "models/core/scheduler.h"
 #include "models/endpoint/endpoint.h"
 
+#include <algorithm>
+#include <functional>
+
 namespace fabricsim {
 
 System::System(const SystemSpec& spec) : spec_(spec) {
@@ -22,7 +25,8 @@ System::System(const SystemSpec& spec) : spec_(spec) {
   for (size_t i = 0; i < g.devices.size(); ++i) {
     const topo::Device& d = g.devices[i];
     const DeviceType& type = spec.type_of(int(i));
-    devices_.push_back(type.kind->create(DeviceBuild{d.name, type, d.endpoint_id, used[i], run}));
+    devices_.push_back(
+        type.kind->create(DeviceBuild{d.name, type, d.endpoint_id, used[i], run, d.coords}));
     if (d.terminal) {
       Endpoint* e = devices_.back()->rank_interface();
       FABRICSIM_ASSERT(e, "device kind '" + type.kind->name + "' is terminal but its model has "
@@ -54,7 +58,53 @@ System::System(const SystemSpec& spec) : spec_(spec) {
     }
     devices_[i]->connected(peers);
   }
+  set_path_latencies(routes);
   engine_ = std::make_unique<CollectiveEngine>("collectives", ranks(), spec.workload.elem_bytes);
+}
+
+// Unloaded one-way latency from every device that asks (DeviceModel::wants_path_latencies)
+// to every endpoint along its routes: per hop the link's latency, the receiving port's
+// pipeline and one packet's serialisation (a full packet of the link's packet_payload, or
+// a header-only one), the smallest over the equal-cost choices. Memoised per destination.
+void System::set_path_latencies(const topo::Routes& routes) {
+  std::vector<int> wanting;
+  for (size_t i = 0; i < devices_.size(); ++i)
+    if (devices_[i]->wants_path_latencies()) wanting.push_back(int(i));
+  if (wanting.empty()) return;
+  const topo::Graph& g = spec_.graph;
+  using PL = DeviceModel::PathLatency;
+  std::vector<std::vector<PL>> out(wanting.size(), std::vector<PL>(g.endpoints.size()));
+  std::vector<PL> memo(g.devices.size());
+  std::vector<char> done(g.devices.size());
+  for (size_t dst = 0; dst < g.endpoints.size(); ++dst) {
+    std::fill(done.begin(), done.end(), 0);
+    const int target = g.endpoints[dst];
+    done[size_t(target)] = 1;
+    memo[size_t(target)] = PL{};
+    // Routes strictly approach the destination, so the recursion ends within its diameter.
+    std::function<PL(int)> lat = [&](int v) -> PL {
+      if (done[size_t(v)]) return memo[size_t(v)];
+      PL best{UINT64_MAX, UINT64_MAX};
+      for (int port : routes[size_t(v)][dst]) {
+        const topo::LinkEnd far = g.peer(v, port);
+        const Port& tx = devices_[size_t(v)]->port(port);
+        const Port& rx = devices_[size_t(far.device)]->port(far.port);
+        const LinkParams& l = tx.link();
+        const uint64_t fixed = l.latency_ps + rx.rx_latency_ps();
+        const PL rest = lat(far.device);
+        const uint64_t d = fixed + transfer_ps(l.framing->packet_wire_bytes(l.packet_payload), l.rate_bps);
+        const uint64_t c = fixed + transfer_ps(l.framing->packet_wire_bytes(0), l.rate_bps);
+        best.data_ps = std::min(best.data_ps, d + rest.data_ps);
+        best.control_ps = std::min(best.control_ps, c + rest.control_ps);
+      }
+      if (best.data_ps == UINT64_MAX) best = PL{};  // unreachable: unknown
+      done[size_t(v)] = 1;
+      memo[size_t(v)] = best;
+      return best;
+    };
+    for (size_t w = 0; w < wanting.size(); ++w) out[w][dst] = lat(wanting[w]);
+  }
+  for (size_t w = 0; w < wanting.size(); ++w) devices_[size_t(wanting[w])]->set_path_latencies(out[w]);
 }
 
 std::vector<Endpoint*> System::ranks() const {
@@ -105,6 +155,12 @@ uint64_t System::payload_sunk() const {
   uint64_t n = 0;
   for (const auto& d : devices_) n += d->payload_sunk();
   return n;
+}
+
+PacketLedger System::ledger() const {
+  PacketLedger l;
+  for (const auto& d : devices_) d->add_to_ledger(l);
+  return l;
 }
 
 uint64_t System::messages_in_flight() const {

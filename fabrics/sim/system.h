@@ -37,8 +37,12 @@ class System {
   // device is idle once no packet is in flight, and the reset of them all.
   uint64_t idle_at() const;
   void reset_dynamic_state();
+  // Lossy fabrics: what every device injected, received, dropped, trimmed, retransmitted.
+  PacketLedger ledger() const;
 
  private:
+  void set_path_latencies(const topo::Routes& routes);
+
   const SystemSpec& spec_;
   std::vector<std::unique_ptr<DeviceModel>> devices_;  // by graph device index
   std::vector<Endpoint*> by_endpoint_id_;

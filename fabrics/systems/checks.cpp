@@ -83,6 +83,7 @@ class Check final : public DeviceCheck {
     }
   }
   const std::string& device() const override { return dev_.name; }
+  const std::vector<int>& coords() const override { return dev_.coords; }
   const DeviceType& type() const override { return s_.device_types.at(dev_.type); }
   const std::vector<Attached>& links() const override { return links_; }
   [[noreturn]] void fail_param(const std::string& key, const std::string& problem,
@@ -109,6 +110,20 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
   const size_t n = s.ranks.size();
   const bool is_auto = w.algorithm == "auto" && !w.is_training;
   const topo::Routes routes = topo::compute_routes(s.graph);
+  if (w.is_traffic) {  // the flows' own pairs
+    for (const Flow& f : w.flows) {
+      const int from = s.graph.endpoints[s.ranks[size_t(f.src)]];
+      const int dst_id = s.ranks[size_t(f.dst)];
+      if (routes[from][dst_id].empty())
+        cfg::fail(src.file, src.topology, "topology",
+                  "unreachable endpoint: " + s.graph.devices[from].name + " (rank " +
+                      std::to_string(f.src) + ") has no path to " +
+                      s.graph.devices[s.graph.endpoints[dst_id]].name + " (rank " +
+                      std::to_string(f.dst) + "), which the " + w.type + " workload needs",
+                  "link them through a switch");
+    }
+    return;
+  }
   coll::CollParams cp = w.coll_params(int(n), 4 * n * uint64_t(w.channels));
   cp.rings = &s.rings;
   // Training workloads talk over arbitrary rank pairs: probe every pair. auto may choose

@@ -171,10 +171,11 @@ class Loader {
     Params p = cfg::parse_params({kind.name, "", kind.params}, w, file_, "workload", {"type"});
     s_.workload.type = kind.name;
     s_.workload.is_training = kind.training;
+    s_.workload.is_traffic = kind.traffic;
     kind.parse(p, src_.simulation, s_);
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = kind.name;
-    if (!kind.training) s_.resolved["workload"]["algorithm"] = s_.workload.algorithm;
+    if (!kind.training && !kind.traffic) s_.resolved["workload"]["algorithm"] = s_.workload.algorithm;
     src_.workload = p;
   }
 

@@ -69,7 +69,8 @@ const LinkParams& Builder::link_type(const cfg::Params& p, const char* key) cons
 }
 
 int Builder::add_device(const std::string& name, const std::string& type,
-                        const YAML::Node& where, const std::string& path) {
+                        const YAML::Node& where, const std::string& path,
+                        std::vector<int> coords) {
   static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
   if (!std::regex_match(name, kName))
     fail(file_, where, path, "bad device name '" + name + "'",
@@ -84,6 +85,7 @@ int Builder::add_device(const std::string& name, const std::string& type,
   d.terminal = dt.kind->terminal;
   d.ports = dt.ports;
   d.where = where;
+  d.coords = std::move(coords);
   return graph_.add_device(d);
 }
 

@@ -52,7 +52,7 @@ class Builder {
   // Adds a device of type `type` (checked) named `name` (letters, digits, '_'; unique);
   // returns its index in the graph.
   int add_device(const std::string& name, const std::string& type, const YAML::Node& where,
-                 const std::string& path);
+                 const std::string& path, std::vector<int> coords = {});
   // Adds a link of type `type` after checking both ends: the ports exist, each takes one
   // link, and speaks the link's protocol.
   void add_link(LinkEnd a, LinkEnd b, const std::string& type, const LinkSite& at);

@@ -18,6 +18,8 @@ struct Device {
   bool terminal = false;  // its kind sources and sinks traffic (an endpoint)
   int ports = 0;
   int endpoint_id = -1;   // ordinal among terminal devices (terminal only)
+  std::vector<int> coords;  // the generator's coordinates of it (dragonfly: group, groups,
+                            // endpoints per group), handed to its model
   YAML::Node where;       // config node that declared it (for errors)
 };
 

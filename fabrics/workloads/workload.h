@@ -41,9 +41,19 @@ struct TrainingSpec {
   std::shared_ptr<const ChakraJob> chakra;  // chakra: the imported trace as one job
 };
 
+// One point-to-point flow of a traffic workload (incast, permutation): `bytes` from rank
+// `src` to rank `dst`, starting `start_ps` after the workload starts.
+struct Flow {
+  int src = 0, dst = 0;
+  uint64_t bytes = 0;
+  uint64_t start_ps = 0;
+};
+
 struct WorkloadSpec {
   std::string type;          // a registered workload type
   bool is_training = false;  // runs jobs (a training step) instead of a size sweep
+  bool is_traffic = false;   // runs flows (fabrics/sim/traffic_run.h) instead of a size sweep
+  std::vector<Flow> flows;   // traffic workloads
   std::string collective;    // nccl-tests name
   std::string algorithm;
   int root = 0;
@@ -76,6 +86,7 @@ struct WorkloadKind {
   std::string summary;  // for `fabricsim describe`
   std::vector<ParamSpec> params;
   bool training = false;
+  bool traffic = false;  // its flows run as one job (fabrics/sim/traffic_run.h)
   // Fills spec.workload from `p` (checks located through p.fail); may also read and narrow
   // the system (e.g. `ranks: N` runs on the first N ranks). `sim` holds the simulation
   // section's values, for checks against it.

@@ -84,6 +84,8 @@ class DeviceCheck {
   };
   virtual ~DeviceCheck() = default;
   virtual const std::string& device() const = 0;  // instance name ("sw0")
+  // The topology generator's coordinates of the device (DeviceBuild::coords), or none.
+  virtual const std::vector<int>& coords() const = 0;
   virtual const DeviceType& type() const = 0;
   virtual const std::vector<Attached>& links() const = 0;
   // At `key` of the device type (device_types.NAME.key).
@@ -101,6 +103,7 @@ struct DeviceBuild {
   int endpoint_id;                    // terminal kinds: its endpoint id; else -1
   const std::vector<int>& used_ports;  // the ports that will be bound
   const RunSettings& run;
+  const std::vector<int>& coords;     // the topology generator's coordinates (or none)
 };
 
 struct DeviceKind {

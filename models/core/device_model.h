@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/core/ledger.h"
+
 namespace fabricsim {
 
 class Endpoint;
@@ -44,12 +46,27 @@ class DeviceModel {
     return false;
   }
 
+  // Devices whose policy scales with their paths (a NIC's congestion control): true to be
+  // told, once connected, the unloaded one-way latency to every endpoint along their
+  // routes (set_path_latencies: link latencies, ingress pipelines and the serialisation of
+  // a full packet, `data_ps`, or of a header-only one, `control_ps`, at every hop).
+  virtual bool wants_path_latencies() const { return false; }
+  struct PathLatency {
+    uint64_t data_ps = 0, control_ps = 0;
+  };
+  virtual void set_path_latencies(const std::vector<PathLatency>& to_endpoint) {
+    (void)to_endpoint;
+  }
+
   // Its statistics: the device's own counters (ports are registered separately).
   virtual nlohmann::json stats_json(uint64_t now_ps) const = 0;
   // Payload bytes it put into the fabric and took out of it: at the end of a run the sums
   // over every device must be equal (every byte sent was delivered or absorbed).
   virtual uint64_t payload_sourced() const { return 0; }
   virtual uint64_t payload_sunk() const { return 0; }
+  // Lossy fabrics: adds what it injected, received, dropped, trimmed and retransmitted to
+  // the end-of-run packet ledger (models/core/ledger.h). Lossless devices add nothing.
+  virtual void add_to_ledger(PacketLedger& l) const { (void)l; }
   // Messages it is still sending or receiving (for the deadlock report).
   virtual uint64_t messages_in_flight() const { return 0; }
   // Terminal kinds: the fabric interface that collective programs drive.

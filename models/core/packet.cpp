@@ -5,7 +5,7 @@
 namespace fabricsim {
 
 void PacketPool::grow() {
-  slabs_.emplace_back(new Packet[kSlab]);
+  slabs_.emplace_back(new Packet[kSlab]());  // zeroed: recycled values are never garbage
   Packet* slab = slabs_.back().get();
   for (size_t i = 0; i < kSlab; ++i) {
     slab[i].next_free_ = free_;

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <vector>
 
 
@@ -25,6 +26,15 @@ namespace fabricsim {
 //   kNvlsData   switch -> every member: one replica of a multicast store
 // kHead: a collective protocol's slot release, reader -> writer (NCCL's head update: the
 // reader has consumed a buffer slot the writer may now fill again).
+// Scale-out transports (NICs, models/nic/): the data they carry keeps the kind the
+// accelerator gave it; their own control packets are
+//   kXportAck   receiver -> sender: cumulative + selective acknowledgement (SACK)
+//   kXportNack  receiver -> sender: this PSN must be sent again (a trimmed packet
+//               arrived, or go-back-N found a gap)
+//   kCnp        receiver -> sender: congestion notification (RoCEv2 DCQCN)
+//   kCredit     receiver -> sender: credit to send (receiver-driven congestion control)
+// and an Ethernet switch's link-level control frame:
+//   kPause      PFC (802.1Qbb) pause frame: stop priority `tc` for `pause_quanta`
 enum class PacketKind : uint8_t {
   kData,
   kAck,
@@ -38,9 +48,28 @@ enum class PacketKind : uint8_t {
   kNvlsResult,
   kNvlsMcast,
   kNvlsData,
-  kHead
+  kHead,
+  kXportAck,
+  kXportNack,
+  kCnp,
+  kCredit,
+  kPause
 };
-constexpr size_t kPacketKinds = size_t(PacketKind::kHead) + 1;  // kHead is the last
+constexpr size_t kPacketKinds = size_t(PacketKind::kPause) + 1;  // kPause is the last
+
+// Packet::flags bits.
+enum PacketFlag : uint8_t {
+  kEct = 1u << 0,      // ECN-capable transport: a switch may mark it instead of dropping
+  kCe = 1u << 1,       // congestion experienced: marked by a switch (ECN)
+  kTrimmed = 1u << 2,  // a switch cut its payload (packet trimming); its header travels on
+  kUrgent = 1u << 3,   // control traffic: the switch's strict-priority control queue
+                       // (acks, NACKs, CNPs, pause frames, trimmed headers); never paused
+  kTrimOk = 1u << 4,   // its transport handles trimmed packets (a switch may trim it)
+  kAckReq = 1u << 5,   // ack request: the receiver acknowledges it at once (the sender's
+                       // window is full, or it has nothing more queued)
+  kRouted = 1u << 6,   // a routing feature decided its path at its first switch
+  kVia = 1u << 7,      // it travels to its intermediate destination `via` first (Valiant)
+};
 
 inline bool is_nvls_switch_bound(PacketKind k) {
   return k == PacketKind::kNvlsReq || k == PacketKind::kNvlsResp || k == PacketKind::kNvlsMcast;
@@ -49,8 +78,9 @@ inline bool is_nvls_switch_bound(PacketKind k) {
 class PacketPool;
 
 // Layout: the fields every hop reads or writes (ports, switch routing, credits) fill the
-// first 64-byte cache line; the rest (message identity for the endpoints, NVLS requests)
-// the second. A large fabric keeps ~10^5-10^6 packets in flight, far more than the caches
+// first 64-byte cache line; the message identity for the endpoints and NVLS requests the
+// second; the scale-out transport's fields (sequence numbers, acknowledgements, echoes)
+// the third, which only NICs and Ethernet switch features touch. A large fabric keeps ~10^5-10^6 packets in flight, far more than the caches
 // hold, so a hop's cost is mostly the cache lines of its packet (docs/performance.md).
 class alignas(64) Packet {
  public:
@@ -70,6 +100,11 @@ class alignas(64) Packet {
   PacketKind kind = PacketKind::kData;
   uint8_t vc = 0;              // virtual channel (credit class)
   uint16_t entropy = 0;        // spraying / ECMP selector (hash routing)
+  uint8_t tc = 0;              // traffic class = PFC priority (0..7; egress queue of a
+                               // switch with traffic classes)
+  uint8_t flags = 0;           // PacketFlag bits (ECN, trimmed, urgent)
+  uint16_t in_port = 0;        // per hop: ingress port at the switch it is in (set by an
+                               // output-queued switch frame for its features)
   // --- second cache line: the message, for the endpoints ---
   uint64_t msg_id = 0;         // globally unique message id
   uint64_t msg_bytes = 0;      // payload bytes of the whole message
@@ -83,6 +118,35 @@ class alignas(64) Packet {
   uint32_t req_bytes = 0;          // payload bytes requested
   uint32_t req_packet_payload = 0; // payload per packet of the response
   uint32_t ctx = 0;                // the switch's reduction context (kNvlsRead/kNvlsResp)
+  // --- third cache line: the scale-out transport (models/nic/) ---
+  // Not initialised by PacketPool::acquire() (they keep a recycled packet's values, so
+  // that the many packets that never meet a NIC cost no stores): whoever starts using
+  // them on a packet calls clear_transport() first.
+  uint64_t tx_ps;          // data: when the NIC put this copy on the wire
+  uint64_t echo_tx_ps;     // ack/NACK: tx_ps of the data packet that triggered it
+  uint64_t sack_bits;      // ack: bit i set = PSN sack_base + i received
+  uint32_t psn;            // data: sequence number in its connection; NACK: the PSN
+                           // to send again
+  uint32_t ack_psn;        // ack/NACK: cumulative, every PSN below it was received
+  uint32_t sack_base;      // ack: PSN of sack_bits bit 0
+  uint32_t echo_psn;       // ack: the data PSN that triggered it
+  uint32_t credit_bytes;   // kCredit: bytes the sender may send; data: bytes of
+                           // backlog the sender still has (credit request)
+  uint16_t echo_entropy;   // ack/NACK: entropy of the data packet that triggered it
+  uint16_t pause_quanta;   // kPause: 512-bit times to pause (0 = resume)
+  uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it
+  uint8_t pend;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
+  uint8_t retransmits;     // data: times this PSN was sent before (0: first copy)
+  uint32_t via;            // kVia: the intermediate group a routing feature chose
+
+  // Zeroes the third cache line's fields.
+  void clear_transport() {
+    tx_ps = echo_tx_ps = sack_bits = 0;
+    psn = ack_psn = sack_base = echo_psn = credit_bytes = 0;
+    echo_entropy = pause_quanta = 0;
+    echo_flags = pend = retransmits = 0;
+    via = 0;
+  }
 
   uint32_t last_packet_payload() const {
     uint32_t rem = payload_bytes - (npackets - 1) * packet_payload;
@@ -94,7 +158,7 @@ class alignas(64) Packet {
   Packet* next_free_ = nullptr;
 };
 
-static_assert(sizeof(Packet) == 128, "Packet: two cache lines (see the layout note)");
+static_assert(sizeof(Packet) == 192, "Packet: three cache lines (see the layout note)");
 
 // Packets are preallocated in slabs and recycled: no heap allocation per packet in steady
 // state. The pool counts outstanding packets; tests assert it is zero when a run ends.
@@ -108,7 +172,9 @@ class PacketPool {
     if (!free_) grow();
     Packet* p = free_;
     free_ = p->next_free_;
-    *p = Packet();
+    // Default-initialised in place: the first two cache lines take their initialisers,
+    // the transport line keeps its recycled values (clear_transport()).
+    p = new (p) Packet;
     ++outstanding_;
     ++acquired_;
     return p;

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "models/core/types.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -102,6 +103,12 @@ std::vector<ParamSpec> link_type_specs() {
     out.insert(out.end(), f.params.specs.begin(), f.params.specs.end());
   out.insert(out.end(), own.begin() + kHeadKeys, own.end());
   return out;
+}
+
+uint64_t credit_free_rx_buffer(const LinkParams& l, uint64_t receiver_pipeline_ps) {
+  const u128 loop_ps = u128(2) * l.latency_ps + receiver_pipeline_ps;
+  const uint64_t bytes = uint64_t((loop_ps * l.rate_bps + 8000000000000ull - 1) / 8000000000000ull);
+  return bytes + 2 * l.framing->packet_wire_bytes(l.packet_payload);
 }
 
 void check_link(const LinkParams& l, const ParamReader& r) {

@@ -39,4 +39,10 @@ std::vector<ParamSpec> link_type_specs();
 // Checks of a link type whose framing is set: the receive buffer holds one packet.
 void check_link(const LinkParams& link, const ParamReader& values);
 
+// A link without link-level flow control (Ethernet: PFC, not credits, stops a sender)
+// still runs on the port's credits: its receive buffer must cover the credit round trip
+// (2 x latency + the receiver's pipeline, at the link rate) plus one packet, so that the
+// credits never stop the sender. The least rx_buffer that does.
+uint64_t credit_free_rx_buffer(const LinkParams& link, uint64_t receiver_pipeline_ps);
+
 }  // namespace fabricsim

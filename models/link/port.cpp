@@ -186,6 +186,9 @@ void Port::absorb_credits(uint64_t t) {
   }
 }
 
+// A credit-free receiver's transmitter (set_credit_free_rx) starts with this many credits.
+constexpr uint64_t kUnlimited = UINT64_MAX / 4;
+
 uint64_t Port::idle_at() const {
   uint64_t t = std::max(busy_until_, last_release_at_);
   if (!credit_fifo_.empty()) t = std::max(t, credit_fifo_.at(credit_fifo_.size() - 1).at_ps);
@@ -197,10 +200,34 @@ void Port::reset() {
   FABRICSIM_ASSERT(arrivals_.empty(), display_name_ + ": reset with arrivals pending");
   absorb_credits(UINT64_MAX);
   for (uint64_t c : credits_)
-    FABRICSIM_ASSERT(c == peer_link_.rx_buffer_bytes, display_name_ + ": reset with credits out");
+    FABRICSIM_ASSERT(c == peer_link_.rx_buffer_bytes || c > kUnlimited / 2,  // credit-free rx
+                     display_name_ + ": reset with credits out");
   while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
   stall_since_ = replay_stall_since_ = UINT64_MAX;
+  std::fill(std::begin(pause_until_), std::end(pause_until_), uint64_t(0));  // no pause carried
   if (layer_) layer_->reset();
+}
+
+void Port::pause(uint8_t prio, uint64_t until_ps) {
+  const uint64_t t = now();
+  prio &= 7;
+  ++pause_frames_rx_;
+  uint64_t& u = pause_until_[prio];
+  // Paused time is the union of pause intervals: drop the part of the old pause that the
+  // new frame replaces, count the new one to its end.
+  if (u > t) paused_ps_[prio] -= u - t;
+  paused_ps_[prio] += until_ps > t ? until_ps - t : 0;
+  u = until_ps;
+  if (until_ps > t) pause_mask_ |= uint8_t(1u << prio);
+  // Resume (or a shorter pause): the owner may offer that class again now. The owner sets
+  // its own wake-up at a pause's end (paused_until).
+  kick();
+}
+
+uint64_t Port::paused_ps(uint8_t prio) const {
+  // Counted to the pause's end when it started; subtract what is still ahead.
+  const uint64_t u = pause_until_[prio & 7], t = now();
+  return paused_ps_[prio & 7] - (u > t ? u - t : 0);
 }
 
 void Port::credit_method() {
@@ -234,12 +261,22 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = queue_.max();
   j["queue_depth_avg_bytes"] = queue_.average(now_ps);
+  if (pause_frames_rx_) {  // PFC on this port's transmitter (links without PFC: no keys)
+    j["pause_frames_rx"] = pause_frames_rx_;
+    nlohmann::json per = nlohmann::json::object();
+    for (uint8_t q = 0; q < 8; ++q)
+      if (paused_ps_[q]) per[std::to_string(q)] = paused_ps(q);
+    j["paused_ps"] = per;
+  }
   return j;
 }
 
 void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed) {
   a.attach(link, link, seed);
   b.attach(link, link, seed);
+  // Into a credit-free receiver the transmitter never waits for credits (none come back).
+  if (b.credit_free_rx_) a.credits_.assign(a.credits_.size(), kUnlimited);
+  if (a.credit_free_rx_) b.credits_.assign(b.credits_.size(), kUnlimited);
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
   a.peer_name = b.display_name();

@@ -26,6 +26,13 @@
 //
 // Framing: the link type's Framing (LinkParams::framing) makes the port's LinkLayer, which
 // gives each transaction's wire bytes and timing; the port holds no framing-specific code.
+//
+// Priority pause (PFC, 802.1Qbb; used by Ethernet switches and NICs): pause(prio, until)
+// records the link partner's pause frame; the owner's tx_peek honours it: it offers no
+// transaction whose traffic class (Packet::tc) is paused (urgent control packets,
+// kUrgent, are never paused) and wakes itself at paused_until() (the port kicks it on
+// every pause frame, so a resume takes effect at once). The transmit path itself costs
+// nothing for links without PFC.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -95,10 +102,29 @@ class Port : public sc_core::sc_module,
   }
   // The owner will have work for this port at `t` (>= now): look then.
   void kick_at(uint64_t t) { Scheduler::instance().set(tx_alarm_, std::max(t, busy_until_)); }
+  // An owner that frees a frame's receive buffer as soon as the frame is in, on links whose
+  // buffer covers the credit loop (Ethernet: checked by the kinds that do this), declares
+  // it before binding: the transmitter into this port then keeps no credit accounting
+  // (bind_link gives it unlimited credits) and the owner never calls release_rx. The
+  // timing is the same (the credits would never bind); the credit returns' events are saved.
+  void set_credit_free_rx() { credit_free_rx_ = true; }
+  bool credit_free_rx() const { return credit_free_rx_; }
   // The owner freed `bytes` of rx buffer on `vc` at now + `after_ps`: return the credits.
   // Credits travel in order: a release that would overtake an earlier one (an owner that
   // frees buffers out of arrival order, e.g. the NVLS engine) is held back behind it.
   void release_rx(Packet* p, uint64_t after_ps = 0);
+
+  // Priority flow control: the peer's pause frame for priority `prio` (0..7) arrived now;
+  // no transaction of that priority may start before `until_ps` (now: resume); the owner
+  // enforces it in tx_peek. A later frame replaces the earlier one's time, as 802.1Qbb's
+  // quanta do.
+  void pause(uint8_t prio, uint64_t until_ps);
+  // Is priority `prio` paused now?
+  bool paused(uint8_t prio) const { return pause_mask_ && pause_until_[prio & 7] > now(); }
+  uint64_t paused_until(uint8_t prio) const { return pause_until_[prio & 7]; }
+  // Pause frames received and time paused, per priority (the union of pause intervals).
+  uint64_t pause_frames_rx() const { return pause_frames_rx_; }
+  uint64_t paused_ps(uint8_t prio) const;
 
   uint64_t busy_until_ps() const { return busy_until_; }
   // Independent measurements (DeviceModel::idle_at): the time its transmitter is free and
@@ -106,6 +132,7 @@ class Port : public sc_core::sc_module,
   // replay buffer and the link layer's carried remainders (nothing may be in flight).
   uint64_t idle_at() const;
   void reset();
+  uint64_t rx_latency_ps() const { return rx_latency_ps_; }
   ObservedLevel& queue_stat() { return queue_; }
   const ObservedLevel& queue_stat() const { return queue_; }
   // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
@@ -163,6 +190,8 @@ class Port : public sc_core::sc_module,
   int index_;
   bool rx_at_head_;
   uint64_t rx_latency_ps_;
+  bool credit_free_rx_ = false;  // see set_credit_free_rx()
+  friend void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed);
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
@@ -181,6 +210,11 @@ class Port : public sc_core::sc_module,
   Fifo<Ack> acks_;
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
+  // PFC: per priority, paused until (ps) and paused time accumulated up to pause_since_.
+  uint8_t pause_mask_ = 0;  // priorities that were ever paused (pause_until_ may be past)
+  uint64_t pause_until_[8] = {};
+  uint64_t paused_ps_[8] = {};
+  uint64_t pause_frames_rx_ = 0;
   ObservedLevel queue_;
   PortCounters c_;
   PortProbe* probe_ = nullptr;

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "models/core/errors.h"
+#include "models/core/ledger.h"
 #include "models/core/packet.h"
 #include "models/core/scheduler.h"
 
@@ -57,8 +58,25 @@ class SwitchFrame {
   // Frees the ingress buffer `p` holds on port `in` after `after_ps`: its credits go back
   // upstream (in arrival order per port, see Port::release_rx).
   void release_rx(int in, Packet* p, uint64_t after_ps = 0) const;
-  // Payload bytes in egress queue `out`, not yet taken by its transmitter.
+  // Payload bytes in egress queue `out`, not yet taken by its transmitter (all its
+  // classes).
   uint64_t egress_bytes(int out) const;
+
+  // Traffic classes (SwitchParams::traffic_classes; 0: one queue per port).
+  int traffic_classes() const;
+  // The egress queue of `out` that `p` enters (0 without classes; traffic_classes() for
+  // the control queue) and its payload bytes now.
+  int queue_of(const Packet& p) const;
+  uint64_t queue_bytes(int out, int queue) const;
+  // The rate of the link on `port` (bits/s), and the global seed (a feature's random
+  // stream is Rng(seed(), display_name() + "." + its name)).
+  uint64_t port_rate_bps(int port) const;
+  uint64_t seed() const;
+  // Pauses the transmitter of `port` for priority `prio` until `until_ps` (a PFC pause
+  // frame received on it; until_ps = now resumes).
+  void pause_port(int port, uint8_t prio, uint64_t until_ps) const;
+  // The topology generator's coordinates of this switch (empty if it gave none).
+  const std::vector<int>& coords() const;
 
  private:
   Switch* sw_ = nullptr;
@@ -67,7 +85,12 @@ class SwitchFrame {
 class SwitchFeature : public Wakeable {
  public:
   // Hooks other than ingress claims, as bits of hooks().
-  enum Hook : unsigned { kAfterCrossbar = 1u << 0, kEgressAdmission = 1u << 1 };
+  enum Hook : unsigned {
+    kAfterCrossbar = 1u << 0,
+    kEgressAdmission = 1u << 1,
+    kEgressDeparture = 1u << 2,
+    kRoute = 1u << 3
+  };
   enum class Admission { kAccept, kDrop };
 
   ~SwitchFeature() override = default;
@@ -116,6 +139,19 @@ class SwitchFeature : public Wakeable {
     return Admission::kAccept;
   }
 
+  // Routing (kRoute; one feature at most): the egress port for `p`, which arrived on `in`
+  // (its head is here), or -1 for the frame's own choice among the routes to p.dst. The
+  // feature may rewrite header fields (a Valiant intermediate destination).
+  virtual int route(int in, Packet& p) {
+    (void)in, (void)p;
+    return -1;
+  }
+
+  // Egress departure (kEgressDeparture): the transmitter of `out` has taken `p` from its
+  // egress queue and starts sending it now (frame().queue_bytes() no longer counts it).
+  // The feature may still rewrite header fields (an ECN mark on dequeue).
+  virtual void departed(int out, Packet& p) { (void)out, (void)p; }
+
   // Elaboration, once links are bound: peers[port] is the far end of each of the
   // switch's ports (device -1 where unconnected).
   virtual void peers_known(const std::vector<SwitchPeer>& peers) { (void)peers; }
@@ -133,6 +169,8 @@ class SwitchFeature : public Wakeable {
   // endpoints' sent + emitted == endpoints' received + absorbed.
   virtual uint64_t payload_absorbed() const { return 0; }
   virtual uint64_t payload_emitted() const { return 0; }
+  // Packets it dropped and trimmed, by reason, for the end-of-run ledger (ledger.h).
+  virtual void add_losses(PacketLedger& l) const { (void)l; }
 
   // Alarms set with frame().wake_at(Alarm{this, what}, t) arrive here.
   void wake(uint32_t what) override {

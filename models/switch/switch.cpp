@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "models/core/errors.h"
+#include "models/core/rng.h"
 
 namespace fabricsim {
 
@@ -32,18 +33,24 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       rr_(p.ports, 0),
       rx_freed_(p.ports, 0),
       features_(std::move(features)) {
-  FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo", "bad input_queues");
+  const bool output_queued = p.input_queues == "output";  // OutputQueuedSwitch
+  FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo" || output_queued,
+                   "bad input_queues");
+  if (p.salted_hash) hash_salt_ = Rng(p.seed, display_name_ + ".hash").next();
+  if (output_queued) ncls_ = std::max(1, p.traffic_classes);
   for (int i : used_ports) {
     FABRICSIM_ASSERT(i >= 0 && i < n_ && !ports_[i], display_name_ + ": bad used port list");
     ports_[i] = std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                        display_name_ + ".port[" + std::to_string(i) + "]", this,
                                        i, /*rx_at_head=*/true, p.pipeline_latency_ps);
   }
-  arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
-  if (voq_mode_)
-    voq_.resize(size_t(n_) * n_);
-  else
-    inq_.resize(n_);
+  if (!output_queued) {
+    arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
+    if (voq_mode_)
+      voq_.resize(size_t(n_) * n_);
+    else
+      inq_.resize(n_);
+  }
   xbar_alarm_ = Alarm{this, kXbar};
   for (const std::unique_ptr<SwitchFeature>& f : features_) {
     f->attach(SwitchFrame(*this));
@@ -56,7 +63,15 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
     const unsigned h = f->hooks();
     if (h & SwitchFeature::kAfterCrossbar) after_xbar_.push_back(f.get());
     if (h & SwitchFeature::kEgressAdmission) admission_.push_back(f.get());
+    if (h & SwitchFeature::kEgressDeparture) departure_.push_back(f.get());
+    if (h & SwitchFeature::kRoute) {
+      FABRICSIM_ASSERT(!router_, display_name_ + ": two routing features");
+      router_ = f.get();
+    }
   }
+  FABRICSIM_ASSERT((departure_.empty() && !router_) || output_queued,
+                   display_name_ + ": egress-departure and routing features need the "
+                   "output-queued frame");
 }
 
 void Switch::wake(uint32_t what) {
@@ -109,7 +124,8 @@ int Switch::select_route(int in, const Packet& p) {
   const std::vector<int>& c = routes_[p.dst];
   if (c.size() == 1) return c[0];
   if (!adaptive_) {
-    uint64_t h = (uint64_t(p.src) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(p.dst) << 32) ^ p.entropy;
+    uint64_t h = (uint64_t(p.src) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(p.dst) << 32) ^ p.entropy ^
+                 hash_salt_;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 32;
@@ -307,12 +323,28 @@ void SwitchFrame::release_rx(int in, Packet* p, uint64_t after_ps) const {
 
 uint64_t SwitchFrame::egress_bytes(int out) const { return sw_->egress_bytes_[out]; }
 
+int SwitchFrame::traffic_classes() const { return sw_->traffic_classes(); }
+
+int SwitchFrame::queue_of(const Packet& p) const { return sw_->queue_of(p); }
+
+uint64_t SwitchFrame::queue_bytes(int out, int queue) const { return sw_->queue_bytes(out, queue); }
+
+uint64_t SwitchFrame::port_rate_bps(int port) const { return sw_->ports_.at(port)->link().rate_bps; }
+
+uint64_t SwitchFrame::seed() const { return sw_->params_.seed; }
+
+void SwitchFrame::pause_port(int port, uint8_t prio, uint64_t until_ps) const {
+  sw_->ports_.at(port)->pause(prio, until_ps);
+}
+
+const std::vector<int>& SwitchFrame::coords() const { return sw_->params_.coords; }
+
 nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
   j["crossbar_transfers"] = transfers_;
   j["arbitrations"] = arbitrations_;
   j["input_queues"] = params_.input_queues;
-  j["arbiter"] = params_.arbiter;
+  if (arbiter_) j["arbiter"] = params_.arbiter;
   for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_stats(j, now_ps);
   return j;
 }

@@ -11,6 +11,9 @@
 //      a root complex's host path, models/pcie/root_complex.h: up, host memory, down]
 //   -> [egress admission: features that see every transaction entering an egress queue]
 //   -> egress queue (bounded, bytes) -> egress port (serialiser, downstream credits).
+// The output-queued frame (output_queued.h: input_queues "output", the Ethernet switch)
+// derives from this one: no input queues or crossbar, egress queues per traffic class,
+// and an egress-departure hook.
 // The crossbar is event driven: it runs when work arrives or a transfer ends, never on a
 // free-running clock. With equal-size packets it is exactly a slotted crossbar.
 //
@@ -18,6 +21,7 @@
 // called only at the hooks it declared. Packets no feature claims cost one table look-up
 // at ingress; hooks no feature uses cost an empty-list test.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -53,6 +57,9 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   bool in_network_collectives(int port) const override { return offers_collectives(port); }
   uint64_t payload_sourced() const override { return payload_emitted(); }
   uint64_t payload_sunk() const override { return payload_absorbed(); }
+  void add_to_ledger(PacketLedger& l) const override {
+    for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_losses(l);
+  }
   // Elaboration, once links are bound: peers[port] is the far end of every port; the
   // features learn it (SwitchFeature::peers_known).
   void set_peers(const std::vector<SwitchPeer>& peers);
@@ -73,8 +80,16 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void rx_arrive(int port, Packet* p) override;
   void wake(uint32_t what) override;
 
- private:
+ protected:
   friend class SwitchFrame;
+  // What SwitchFrame reports of the egress queues: one queue per port here; the
+  // output-queued frame has one per traffic class plus a control queue.
+  int traffic_classes() const { return ncls_; }  // valid from construction (features' attach)
+  virtual int queue_of(const Packet&) const { return 0; }
+  virtual uint64_t queue_bytes(int out, int queue) const {
+    (void)queue;
+    return egress_bytes_[out];
+  }
   void end_of_elaboration() override;
   void xbar_method();
   void transfer(int in, int out, uint64_t t);
@@ -82,7 +97,8 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   int select_route(int in, const Packet& p);
   void enqueue(int in, Packet* p);
   enum : uint32_t { kXbar };
-  void emit(int out, Packet* p);
+  // A feature's transaction into egress queue `out` (SwitchFrame::emit).
+  virtual void emit(int out, Packet* p);
   bool admit(int out, Packet* p, bool routed);
 
   std::string display_name_;
@@ -93,6 +109,8 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::unique_ptr<Arbiter> arbiter_;
   bool voq_mode_;
   bool adaptive_;
+  uint64_t hash_salt_ = 0;  // 0 unless salted_hash: XORed into the ECMP hash
+  int ncls_ = 0;            // data traffic classes of the output-queued frame (0: none)
   std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
   std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
   std::vector<PortSet> rows_, cols_;
@@ -114,6 +132,8 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::array<SwitchFeature*, kPacketKinds> claim_{};  // [kind] -> the feature that takes it
   std::vector<SwitchFeature*> after_xbar_;            // features with kAfterCrossbar
   std::vector<SwitchFeature*> admission_;             // features with kEgressAdmission
+  std::vector<SwitchFeature*> departure_;             // with kEgressDeparture (output-queued)
+  SwitchFeature* router_ = nullptr;                   // with kRoute (output-queued)
 };
 
 }  // namespace fabricsim

@@ -3,6 +3,7 @@
 #include "models/core/device_model.h"
 #include "models/link/link_type.h"
 #include "models/switch/arbiter.h"
+#include "models/switch/output_queued.h"
 #include "models/switch/switch.h"
 
 namespace fabricsim {
@@ -60,12 +61,12 @@ void check_features(const std::vector<std::string>& features, const DeviceCheck&
 }  // namespace
 
 DeviceKind switch_frame_kind(std::string name, std::string summary,
-                             std::vector<std::string> features) {
+                             std::vector<std::string> features, const ParamBlock& frame) {
   DeviceKind k;
   k.name = std::move(name);
   k.summary = std::move(summary);
   k.forwards = true;
-  k.params.push_back(switch_frame_params());
+  k.params.push_back(frame);
   for (const std::string& f : features) k.params.push_back(switch_features().at(f).params);
   k.ports = [](const DeviceType& t) {
     const SwitchParams& sp = t.get<SwitchParams>();
@@ -80,8 +81,13 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
       if (auto part = fk.create(b.type.params.at(size_t(b.type.block_index(f)))))
         parts.push_back(std::move(part));
     }
-    return std::make_unique<Switch>(b.name.c_str(), b.name, b.type.get<SwitchParams>(),
-                                    b.used_ports, std::move(parts));
+    SwitchParams sp = b.type.get<SwitchParams>();
+    sp.seed = b.run.seed;
+    sp.coords = b.coords;
+    if (sp.input_queues == "output")
+      return std::make_unique<OutputQueuedSwitch>(b.name.c_str(), b.name, sp, b.used_ports,
+                                                  std::move(parts));
+    return std::make_unique<Switch>(b.name.c_str(), b.name, sp, b.used_ports, std::move(parts));
   };
   return k;
 }

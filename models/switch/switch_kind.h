@@ -36,7 +36,11 @@ const ParamBlock& switch_frame_params();
 // A device kind on the switch frame: it forwards, its ports are one group, its parameters
 // are the frame's then each feature's (registered in switch_features(), in this order),
 // its check runs every feature's check and its model is a Switch with those features.
+// `frame` is the block of the frame's keys it offers (named "switch_frame", bound to
+// SwitchParams): switch_frame_params() by default; a kind that fixes some frame settings
+// (the Ethernet switch: output-queued, with traffic classes) declares its own.
 DeviceKind switch_frame_kind(std::string name, std::string summary,
-                             std::vector<std::string> features);
+                             std::vector<std::string> features,
+                             const ParamBlock& frame = switch_frame_params());
 
 }  // namespace fabricsim

@@ -1,0 +1,56 @@
+// The output-queued switch frame (SwitchParams::input_queues "output"; the Ethernet switch
+// is built on it): the Switch's routing, features and statistics without input queues or
+// a crossbar. A transaction's head enters its egress queue once past the ingress pipeline
+// (through the egress-admission hooks: a shared buffer decides there), its ingress buffer
+// frees when its tail is in, so buffering and its limits belong to the admission features;
+// its ports are credit-free (Port::set_credit_free_rx): the kinds on this frame check
+// that every link's buffer covers its credit loop, so credits would never bind.
+//
+// Egress: with traffic_classes n > 0, every port has n data queues (Packet::tc, clamped to
+// n - 1) and a control queue (kUrgent packets) served first; the data classes share the
+// port by strict priority (higher class first) or deficit-weighted round robin. A class
+// whose head's priority the link partner has paused (PFC, Port::pause) is skipped; when
+// every waiting class is paused the frame wakes itself when the first pause ends. After a
+// transaction leaves its queue the egress-departure hooks see it (ECN marking on dequeue).
+// A derived class, so that the switch frame's own per-packet path does not change.
+#pragma once
+#include <vector>
+
+#include "models/switch/switch.h"
+
+namespace fabricsim {
+
+class OutputQueuedSwitch final : public Switch {
+ public:
+  OutputQueuedSwitch(sc_core::sc_module_name n, std::string display_name, const SwitchParams& p,
+                     const std::vector<int>& used_ports, Features features = {});
+
+  Packet* tx_peek(int port) override;
+  void tx_pop(int port, Packet* p) override;
+  void rx_arrive(int port, Packet* p) override;
+  void wake(uint32_t what) override;
+
+ private:
+  int queue_of(const Packet& p) const override {
+    return (p.flags & kUrgent) ? ncls_ : std::min<int>(p.tc, ncls_ - 1);
+  }
+  uint64_t queue_bytes(int out, int queue) const override {
+    return qbytes_[size_t(out) * nq_ + size_t(queue)];
+  }
+  void emit(int out, Packet* p) override;
+  void push(int out, Packet* p, uint64_t t);
+
+  enum : uint32_t { kResume = 1 };  // wake-up of port `what >> 1` after a pause
+  int nq_;                       // queues per port: ncls_ + 1, control last
+  bool dwrr_;
+  std::vector<Fifo<Packet*>> q_;     // [port * nq_ + queue]
+  std::vector<uint64_t> qbytes_;     // [port * nq_ + queue] payload bytes
+  std::vector<int> sel_;             // [port] queue of the transaction tx_peek offered
+  std::vector<int> cur_;             // [port] DWRR pointer (a data class)
+  std::vector<int64_t> deficit_;     // [port * nq_ + queue] DWRR deficit, payload bytes
+  std::vector<int64_t> quantum_;     // [class] DWRR quantum, payload bytes
+  std::vector<uint32_t> nonempty_;   // [port] bit c: data class c has packets
+  std::vector<Alarm> resume_;        // [port] wake-up at the end of a pause
+};
+
+}  // namespace fabricsim
