@@ -20,7 +20,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
                                             this, i, /*rx_at_head=*/false));
   staged_.assign(nports, nullptr);
   staged_msg_.assign(nports, nullptr);
-  rr_last_.assign(nports, 0);
+  rr_last_.assign(nports, kNoneServed);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
   resp_q_.resize(nports);
@@ -366,7 +366,7 @@ void Endpoint::reset_dynamic_state() {
   for (auto& port : ports_) port->reset();
   rng_ = Rng(params_.seed, display_name_);
   std::fill(resp_turn_.begin(), resp_turn_.end(), uint8_t(0));
-  std::fill(rr_last_.begin(), rr_last_.end(), uint64_t(0));
+  std::fill(rr_last_.begin(), rr_last_.end(), kNoneServed);
   for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
 }
 

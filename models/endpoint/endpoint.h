@@ -160,7 +160,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   static void retire(Queue& q);
   Queue control_, data_;            // the DMA serves control_ first
   bool interleave_ = false;         // data messages round robin per port (set_interleave)
-  std::vector<uint64_t> rr_last_;   // [port]: id of the data message it cut from last
+  // [port]: id of the data message it cut from last; kNoneServed: none yet (start at the
+  // oldest: message ids start at 0, so 0 cannot mean "none")
+  static constexpr uint64_t kNoneServed = UINT64_MAX;
+  std::vector<uint64_t> rr_last_;
   uint64_t active_ = 0;
   std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
   std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to
