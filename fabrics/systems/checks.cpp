@@ -127,12 +127,14 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
   coll::CollParams cp = w.coll_params(int(n), 4 * n * uint64_t(w.channels));
   cp.rings = &s.rings;
   // Training workloads talk over arbitrary rank pairs: probe every pair. auto may choose
-  // any algorithm of the collective: every candidate must be routable.
+  // any of its candidates (NCCL's algorithms of the collective, cost_model.cpp): every
+  // candidate must be routable.
   std::vector<std::string> algos{w.algorithm};
   if (is_auto) {
     algos.clear();
     for (const std::string& a : coll::algorithms_for(w.collective))
-      if (!coll::uses_nvls_switches(a) ||
+      if (!coll::algo_info(w.collective, a).nccl) continue;
+      else if (!coll::uses_nvls_switches(a) ||
           std::find(s.auto_in_switch.begin(), s.auto_in_switch.end(), a) != s.auto_in_switch.end())
         algos.push_back(a);
   }

@@ -136,13 +136,21 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
             for (int r = 0; r < n; ++r)
               for (int s = 0; s < 2 * (n - 1); ++s) add(r, (r + 1) % n, b[at(mod(r - s, n))]);
           } else if (named(a, "tree")) {
+            // NCCL's tree: in every node of L ranks a chain from the head h = (2c + t) mod L
+            // (local h, h+1, ...), the heads joined by the double binary tree of the nodes.
             const auto halves = split_even(cc, 2);
+            const int L = domain == 0 ? n : domain, N = n / L;
             for (int t = 0; t < 2; ++t) {
-              const auto par = double_binary_tree_parents(n, t);
-              for (int r = 0; r < n; ++r)
-                if (par[at(r)] >= 0) {
-                  add(r, par[at(r)], halves[at(t)]);
-                  add(par[at(r)], r, halves[at(t)]);
+              const int h = (2 * c + t) % L;
+              const auto node_par = double_binary_tree_parents(N, t);
+              for (int k = 0; k < N; ++k)
+                for (int i = 0; i < L; ++i) {
+                  const int r = k * L + (h + i) % L;
+                  const int par = i > 0 ? k * L + (h + i - 1) % L
+                                        : (node_par[at(k)] < 0 ? -1 : node_par[at(k)] * L + h);
+                  if (par < 0) continue;
+                  add(r, par, halves[at(t)]);
+                  add(par, r, halves[at(t)]);
                 }
             }
           } else if (named(a, "halving_doubling")) {
