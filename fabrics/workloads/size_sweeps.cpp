@@ -104,6 +104,9 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
   ws.sync.launch_latency_ps = p.time_ps("launch_latency");
   ws.sync.completion_latency_ps = p.time_ps("completion_latency");
   ws.protocol = p.str("protocol");
+  // auto chooses among the protocols the transport runs: with sync: data (the idealised
+  // transport, no GPU protocol model) that is Simple alone.
+  if (ws.protocol == "auto" && !ws.sync.fence_flag) ws.protocol = "simple";
   ws.sync.slots = uint32_t(p.integer("slots"));
   coll::ProtocolConfig& pc = ws.proto;
   pc.step_bytes[int(coll::Protocol::kSimple)] = ws.chunk_bytes;
