@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabrics/systems/references.h"
 #include "fabrics/topologies/graph.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/device_kind.h"
@@ -46,6 +47,8 @@ struct SystemSpec {
   // channel runs 0, 1, .., n-1 (or rail-aligned orders on two levels).
   std::vector<std::vector<int>> rings;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
+  std::vector<PublishedCurve> published;  // `published:` (fabrics/systems/references.h)
+  std::vector<Assumption> assumptions;    // `assumptions:`
 
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {
