@@ -156,7 +156,11 @@ nlohmann::json compare_published(const std::vector<PublishedCurve>& curves,
     nlohmann::json pts = nlohmann::json::array();
     for (const PublishedPoint& p : c.points) {
       const auto row = std::find_if(rows.begin(), rows.end(), [&](const ComparedRow& r) {
-        return r.bytes == p.bytes && (c.algorithm.empty() || r.algorithm == c.algorithm);
+        // A row's algo column may carry its protocol and slices ("ring/simple"): the curve's
+        // algorithm names the part before the first '/'.
+        return r.bytes == p.bytes &&
+               (c.algorithm.empty() || r.algorithm == c.algorithm ||
+                r.algorithm.compare(0, r.algorithm.find('/'), c.algorithm) == 0);
       });
       nlohmann::json x = {{"size_bytes", p.bytes}};
       bool within = true;
