@@ -360,7 +360,8 @@ void Switch::reset_dynamic_state() {
   FABRICSIM_ASSERT(pending_ == 0, display_name_ + ": reset with queued traffic");
   for (auto& port : ports_)
     if (port && port->attached()) port->reset();
-  arbiter_ = make_arbiter(params_.arbiter, n_, n_, params_.islip_iterations);
+  // Frames with a crossbar arbiter get a fresh one (the output-queued frame has none).
+  if (arbiter_) arbiter_ = make_arbiter(params_.arbiter, n_, n_, params_.islip_iterations);
   std::fill(rr_.begin(), rr_.end(), 0u);
 }
 

@@ -102,7 +102,7 @@ TEST(IndependentRows, SameRowAloneAndInsideAnySweep) {
   const std::vector<Case> cases = {
       {{"--set", "device_types.nvswitch3.nvls=false", "--set", "workload.algorithm=auto"},
        1ull << 20,
-       {sizes("1MiB", "1MiB"), sizes("4B", "1MiB", "16"), sizes("1MiB", "4MiB"),
+       {sizes("1MiB", "1MiB"), sizes("4B", "1MiB", "4"), sizes("1MiB", "4MiB"),
         sizes("256KiB", "4MiB")}},
       {{}, 64ull << 20, {sizes("64MiB", "64MiB"), sizes("16MiB", "64MiB"), sizes("64MiB", "128MiB")}},
   };
