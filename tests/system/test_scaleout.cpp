@@ -120,8 +120,13 @@ TEST(SixteenNodeIb, LargeMessagesRingBeatsTreeAndHalvingDoublingAutoPicksInSwitc
     if (std::string(algo) == "auto") auto_pick = row_of(r, S)["algorithm"].get<std::string>();
     RecordProperty(std::string(algo) + "_us", std::to_string(t[algo]));
   }
-  EXPECT_LT(t["ring"] * 1.3, t["tree"]);
-  EXPECT_LT(t["ring"] * 1.3, t["halving_doubling"]);
+  // Under the protocol model the ring's 254 dependent steps each cost a Simple step over the
+  // network (the proxy's completion and flag, ~11.6 us a step here: 2940 us), more than the
+  // NIC bandwidth the tree and halving-doubling lose (1492 and 1362 us): as in NCCL, whose
+  // tuning picks the tree at this size on 16 nodes. Before the protocol model the ring won
+  // (455.81 us against 1694.12 and 1269.98).
+  EXPECT_LT(t["tree"], t["ring"]);
+  EXPECT_LT(t["halving_doubling"], t["ring"]);
   EXPECT_LT(t["auto"] * 1.1, t["ring"]);
   // auto also chooses the slices of hierarchical and hierarchical_nvls (1, 2, 4 or 8), and
   // the nodes' NVSwitches have NVLS, so hierarchical_nvls is a candidate. With one slice
