@@ -51,7 +51,8 @@ def case_trace():
     check(u[8 << 30] > 0.99, "8 GiB bottleneck utilisation %.4f > 0.99" % u[8 << 30])
     g0 = [p for p in rows[0]["stats"]["ports"] if p["name"] == "gpu0.port[0]"][0]
     g13 = [p for p in rows[13]["stats"]["ports"] if p["name"] == "gpu0.port[0]"][0]
-    check(g13["utilisation"] > g0["utilisation"] + 0.4, "gpu0.port[0] utilisation grows from 1 MiB to 8 GiB")
+    # (from LL's 0.68 at 1 MiB, whose lines double the bytes, to a full link at 8 GiB)
+    check(g13["utilisation"] > g0["utilisation"] + 0.25, "gpu0.port[0] utilisation grows from 1 MiB to 8 GiB")
     check(r["schema_version"] == 2 and r["stats"]["gpu0.port[3]"]["port"] == 3
           and r["stats"]["gpu0.port[3]"]["kind"] == "endpoint", "structured stats (kind, device, port)")
     names = list(r["stats"].keys())
