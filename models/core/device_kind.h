@@ -121,6 +121,13 @@ struct DeviceKind {
   std::function<std::vector<PortGroup>(const DeviceType&)> ports;
   // Checks one device of a built system (optional): links, peers, class limits.
   std::function<void(const DeviceCheck&)> check = {};
+  // Circuit devices only (an optical circuit switch; empty for every other kind): the
+  // device's circuit map from its type and the generator's coordinates, map[p] = the port
+  // that port p is joined to by light, or -1 (dark). Such a device neither forwards nor
+  // terminates: routes, peers and path walks see the device at the far end of a circuit
+  // (topo::Graph::peer), its links are bound as usual and its model passes light through.
+  std::function<std::vector<int>(const DeviceType&, const std::vector<int>& coords)> circuits =
+      {};
   // Builds the device's model (SystemC).
   std::function<std::unique_ptr<DeviceModel>(const DeviceBuild&)> create;
 };
