@@ -149,6 +149,7 @@ void build(const cfg::Params& p, Builder& b) {
   for (size_t i = 0; i < rank_of.size(); ++i)
     if (rank_of[i] >= 0) ranks[size_t(rank_of[i])] = b.graph().devices[size_t(chips[i])].endpoint_id;
   b.set_ranks(ranks);
+  b.set_torus({T[0], T[1], T[2]});
 }
 
 }  // namespace

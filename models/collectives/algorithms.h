@@ -202,6 +202,9 @@ struct CollParams {
                              // per channel, pipelined across the levels (see the table
                              // above); must be 1 for make_schedule of any other algorithm
                              // (has_levels); the other generators ignore it
+  // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
+  // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
+  std::vector<int> torus = {};
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
@@ -210,6 +213,8 @@ Schedule all_gather_ring(const CollParams& p);
 Schedule allreduce_tree(const CollParams& p);
 Schedule allreduce_halving_doubling(const CollParams& p);
 Schedule allreduce_direct(const CollParams& p);
+// Bidirectional rings per dimension of CollParams::torus (algorithms/torus.cpp).
+Schedule allreduce_torus(const CollParams& p);
 // domain_size: ranks per domain (node) of a two-level system, ranks numbered
 // domain-major (rank = domain * domain_size + local index); 0 = one domain holding every
 // rank; must divide ranks.

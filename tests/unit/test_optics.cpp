@@ -14,6 +14,7 @@
 #include "fabrics/systems/system_spec.h"
 #include "models/core/errors.h"
 #include "models/optics/ocs.h"
+#include "tests/unit/algorithms/oracles.h"
 
 namespace fabricsim {
 namespace {
@@ -170,6 +171,48 @@ TEST(Ocs, ALinkBudgetThatDoesNotCloseIsRefused) {
   EXPECT_NE(e.find("= -10.20 dBm < sensitivity -6.00 dBm + margin 1.00 dB"), std::string::npos) << e;
   // The defaults close: 1 - (2 + 1.2 + 0.04) = -2.24 dBm >= -5 dBm.
   EXPECT_EQ(error_of(small_pod()), "");
+}
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The torus all-reduce on 2-D and 3-D tori: exact sums in program order and shuffled,
+// traffic per pair against the oracle's model (only torus neighbours, (k-1)/k of each
+// stage's half per direction), the dependency rule, tags and order.
+TEST(TorusAllReduce, ExactOnTwoAndThreeDimensionalTori) {
+  const coll::AlgoInfo* a = &coll::algo_info("all_reduce", "torus");
+  for (const std::vector<int>& dims :
+       {std::vector<int>{4, 4}, std::vector<int>{2, 3, 4}, std::vector<int>{4, 4, 4},
+        std::vector<int>{3, 1, 2}}) {
+    int n = 1;
+    for (int d : dims) n *= d;
+    for (int channels : {1, 2}) {
+      coll::CollParams p{n, uint64_t(n) * 37 + 5, 4, channels, 64, 0};
+      p.torus = dims;
+      SCOPED_TRACE(std::to_string(n) + " ranks, " + std::to_string(channels) + " channels");
+      coll::algotest::check_config(*a, p, true, 0);
+    }
+  }
+}
+
+// Only torus neighbours talk: on 4x4x4 every rank sends to exactly its 6 neighbours.
+TEST(TorusAllReduce, TalksOnlyToTorusNeighbours) {
+  coll::CollParams p{64, 64 * 1024, 4, 1, 1 << 20, 0};
+  p.torus = {4, 4, 4};
+  const coll::Schedule s = coll::make_schedule("all_reduce", "torus", p);
+  for (int r = 0; r < 64; ++r) {
+    std::set<int> peers;
+    for (const coll::Op& op : s.programs[size_t(r)].ops)
+      if (op.kind == coll::OpKind::kSend) peers.insert(op.peer);
+    const int x = r % 4, y = r / 4 % 4, z = r / 16;
+    const std::set<int> want{(x + 1) % 4 + 4 * y + 16 * z, (x + 3) % 4 + 4 * y + 16 * z,
+                             x + 4 * ((y + 1) % 4) + 16 * z, x + 4 * ((y + 3) % 4) + 16 * z,
+                             x + 4 * y + 16 * ((z + 1) % 4), x + 4 * y + 16 * ((z + 3) % 4)};
+    EXPECT_EQ(peers, want) << "rank " << r;
+  }
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ AlgorithmRegistry built_in_algorithms() {
   detail::register_hierarchical(r);
   detail::register_in_switch(r);
   detail::register_alltoall(r);
+  detail::register_torus(r);
   return r;
 }
 
