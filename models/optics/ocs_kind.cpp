@@ -141,6 +141,8 @@ DeviceKind ocs_kind() {
                        db(o.margin_db) + " dB",
                    "raise launch_power_dbm, shorten fibre_length_m or use fewer connectors");
   };
+  // Per port, lit or dark; light costs no energy per bit (the transceivers are the links').
+  k.power = [](const DeviceType& t) { return DevicePower{t.get<O>().power_w(), 0.0}; };
   k.create = [](const DeviceBuild& b) -> std::unique_ptr<DeviceModel> {
     const O& o = b.type.get<O>();
     return std::make_unique<Ocs>(b.name.c_str(), b.name, o, b.used_ports,
