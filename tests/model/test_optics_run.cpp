@@ -122,3 +122,42 @@ workload: {type: collective_sweep, collective: sendrecv, min_bytes: 64KiB, max_b
 
 }  // namespace
 }  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The torus all-reduce on a ring of 4 chips whose wrap-around link is a circuit
+// (tpu_pod, cube [4, 1, 1]): the halves ride + and - rings at once, so each direction of
+// each link carries 2 (k-1)/k x S/2 = 0.75 S. 64 MiB at 50 GB/s x 512/544 (flit framing) =
+// 47.06 GB/s: 1069.5 us. Within 1%: pipeline fill (3 steps of a 512 KiB piece) and hop
+// latencies are below 0.5%; a ring in one direction takes twice as long (2139.5 us).
+TEST(TorusAllReduce, BidirectionalRingThroughACircuitWithinOnePercentOfTheClosedForm) {
+  const std::string cfg = write("torus1d", R"(name: torus1d
+simulation: {aggregate_bytes: 16KiB, aggregate_min_message: 512KiB}
+link_types:
+  ici: {protocol: generic, lanes: 4, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+        overhead_flits: 1, packet_payload: 512B, latency: 20ns, rx_buffer: 64KiB}
+  opt: {protocol: generic, lanes: 4, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+        overhead_flits: 1, packet_payload: 512B, latency: 125ns, rx_buffer: 64KiB}
+  local: {protocol: generic, lanes: 8, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+          overhead_flits: 1, packet_payload: 512B, latency: 5ns, rx_buffer: 64KiB}
+device_types:
+  tpu: {type: endpoint, protocol: generic, ports: 6, memory_bandwidth: 1200GB/s}
+  r: {type: switch, protocol: generic, ports: 12, pipeline_latency: 50ns, egress_buffer: 64KiB}
+  o: {type: optical_circuit_switch, protocol: generic, ports: 8}
+topology: {type: tpu_pod, cube: [4, 1, 1], cubes: 1, slice: [1, 1, 1], chip_type: tpu,
+           router_type: r, ocs_type: o, local_links: 6, electrical_link_type: ici,
+           optical_link_type: opt, local_link_type: local}
+workload: {type: allreduce_sweep, algorithm: torus, min_bytes: 64MiB, max_bytes: 64MiB,
+           datatype: float}
+)");
+  const nlohmann::json j = run(cfg, "torus1d");
+  const double closed_us = 0.75 * 67108864.0 / (50e9 * 512.0 / 544.0) * 1e6;
+  const double t = j["rows"][0]["time_us"].get<double>();
+  EXPECT_NEAR(t / closed_us, 1.0, 0.01) << t << " us vs " << closed_us;
+  EXPECT_EQ(j["stats"]["r0_0_0_0.port[0]"]["tx_payload_bytes"].get<uint64_t>(), 50331648u);
+  EXPECT_EQ(j["stats"]["r0_0_0_0.port[1]"]["tx_payload_bytes"].get<uint64_t>(), 50331648u);
+}
+
+}  // namespace
+}  // namespace fabricsim
