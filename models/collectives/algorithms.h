@@ -300,6 +300,8 @@ enum AlgoTrait : unsigned {
   kRooted = 1u << 1,     // uses CollParams::root
   kInSwitch = 1u << 2,   // reduces or multicasts in NVLS switches
   kLevels = 1u << 3,     // two levels (domains) that CollParams::slices pipelines
+  kTorus = 1u << 4,      // made for ranks that form a torus (CollParams::torus): an auto
+                         // candidate only where the topology declares one
 };
 
 // An algorithm's schedule generator: its schedule for p on ranks numbered domain-major in
@@ -326,6 +328,8 @@ struct AlgoInfo {
                                      // hierarchical_nvls): uses_nvls_switches
   bool levels = false;               // CollParams::slices > 1 pipelines its levels
                                      // (hierarchical, hierarchical_nvls): has_levels
+  bool torus = false;                // made for a torus (kTorus): auto considers it only
+                                     // where the topology declares one
   const char* cost = "";             // alpha_beta_time_s's formula as text, for logs and docs
   ScheduleFn schedule;
   AlphaBetaFn alpha_beta;

@@ -68,7 +68,7 @@ TEST(TpuPod, V4PodHas4096Chips64Cubes48SwitchesOf128UsedPortsAnd6144OpticalLinks
   for (const topo::Link& l : s.graph.links) ++links[l.type];
   EXPECT_EQ(links["ici_optical"], 6144);
   EXPECT_EQ(links["ici"], 64 * 3 * 16 * 3);  // per cube: 3 dimensions x 16 lines x 3 links
-  EXPECT_EQ(links["local"], 4096);
+  EXPECT_EQ(links["local"], 6 * 4096);  // six local links per chip
 }
 
 // A circuit is a link to the graph: the +x face of cube 0 (x = 3) sees cube 1's -x face

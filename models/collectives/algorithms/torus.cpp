@@ -144,7 +144,7 @@ Schedule allreduce_torus(const CollParams& p) { return torus_schedule(p); }
 namespace detail {
 
 void register_torus(AlgorithmRegistry& r) {
-  r.add(algo_entry(Collective::kAllReduce, "torus", kPipelined,
+  r.add(algo_entry(Collective::kAllReduce, "torus", kPipelined | kTorus,
                    "2(n-1) alpha + 2(n-1)/n S beta (one ring's bound; on a torus each "
                    "dimension's two directions carry half each)",
                    one_level(allreduce_torus), torus_cost, checks_params(kWho)));
