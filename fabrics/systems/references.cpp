@@ -80,7 +80,11 @@ std::vector<PublishedCurve> parse_published(const std::string& file, const YAML:
   if (!n.IsSequence())
     fail(file, n, "published", "expected a list of published curves, found " + cfg::describe_node(n),
          "e.g. [{source: \"nccl-tests#212\", busbw_GBps: {8GiB: 367.5}}]");
-  const std::vector<std::string> keys{"source", "algorithm", "tolerance", "busbw_GBps", "time_us"};
+  const std::vector<std::string> keys{"source",    "collective", "algorithm",
+                                      "tolerance", "busbw_GBps", "time_us"};
+  // nccl-tests' names, as workload.collective takes them.
+  const std::vector<std::string> collectives{"all_reduce", "reduce_scatter", "all_gather", "broadcast",
+                                             "reduce",     "alltoall",       "sendrecv"};
   for (size_t i = 0; i < n.size(); ++i) {
     const YAML::Node c = n[i];
     const std::string path = "published[" + std::to_string(i) + "]";
@@ -99,6 +103,14 @@ std::vector<PublishedCurve> parse_published(const std::string& file, const YAML:
            "add source: \"a paper, an issue number or a vendor page\"");
     curve.source = cfg::scalar(file, c["source"], join_key(path, "source"), "the figure's source",
                                "where it was published: a paper, an issue number, a vendor page");
+    if (!c["collective"].IsDefined())
+      fail(file, c, join_key(path, "collective"), "missing: the collective that was measured",
+           "add collective: " + join_list(collectives));
+    curve.collective = cfg::scalar(file, c["collective"], join_key(path, "collective"),
+                                   "a collective", "one of " + join_list(collectives));
+    if (std::find(collectives.begin(), collectives.end(), curve.collective) == collectives.end())
+      fail(file, c["collective"], join_key(path, "collective"),
+           "unknown collective '" + curve.collective + "'", did_you_mean(curve.collective, collectives));
     if (c["algorithm"].IsDefined() && !c["algorithm"].IsNull())
       curve.algorithm = cfg::scalar(file, c["algorithm"], join_key(path, "algorithm"),
                                     "an algorithm name", "e.g. ring, as in the rows' algo column");
@@ -149,6 +161,7 @@ std::vector<Assumption> parse_assumptions(const std::string& file, const YAML::N
 }
 
 nlohmann::json compare_published(const std::vector<PublishedCurve>& curves,
+                                 const std::string& collective,
                                  const std::vector<ComparedRow>& rows) {
   nlohmann::json out = nlohmann::json::array();
   const auto err = [](double sim, double pub) { return 100.0 * (sim / pub - 1.0); };
@@ -156,7 +169,8 @@ nlohmann::json compare_published(const std::vector<PublishedCurve>& curves,
     nlohmann::json pts = nlohmann::json::array();
     for (const PublishedPoint& p : c.points) {
       const auto row = std::find_if(rows.begin(), rows.end(), [&](const ComparedRow& r) {
-        return r.bytes == p.bytes && (c.algorithm.empty() || r.algorithm == c.algorithm);
+        return c.collective == collective && r.bytes == p.bytes &&
+               (c.algorithm.empty() || r.algorithm == c.algorithm);
       });
       nlohmann::json x = {{"size_bytes", p.bytes}};
       bool within = true;
@@ -177,6 +191,7 @@ nlohmann::json compare_published(const std::vector<PublishedCurve>& curves,
       pts.push_back(x);
     }
     out.push_back({{"source", c.source},
+                   {"collective", c.collective},
                    {"algorithm", c.algorithm.empty() ? nlohmann::json() : nlohmann::json(c.algorithm)},
                    {"tolerance_pct", c.tolerance_pct > 0 ? nlohmann::json(c.tolerance_pct) : nlohmann::json()},
                    {"points", pts}});

@@ -3,6 +3,7 @@
 //
 //   published:                       # measured figures of the real system, with a source
 //     - source: "nccl-tests on DGX H100, ring all-reduce (NVIDIA/nccl-tests#212)"
+//       collective: all_reduce       # what was measured: only runs of it compare
 //       algorithm: ring              # optional: only rows of this algorithm compare
 //       tolerance: 5%                # optional: the band a row must fall in
 //       busbw_GBps: {8GiB: 367.5}    # size -> busbw, and/or
@@ -10,7 +11,8 @@
 //   assumptions:                     # key path -> why it is an assumption
 //     device_types.nvswitch3.speedup: "not public; ..."
 //
-// Rows are matched to points by size (and algorithm when given); results.json gets each
+// Rows of a run of the curve's collective are matched to points by size (and algorithm
+// when given); results.json gets each
 // point with the simulated value and the error, the report plots and tabulates them.
 #pragma once
 #include <cstdint>
@@ -29,6 +31,7 @@ struct PublishedPoint {
 };
 struct PublishedCurve {
   std::string source;
+  std::string collective;    // nccl-tests name: all_reduce, all_gather, ...
   std::string algorithm;     // empty: any
   double tolerance_pct = 0;  // 0: none stated
   std::vector<PublishedPoint> points;  // by size
@@ -53,7 +56,9 @@ struct ComparedRow {
 // results.json's `published`: every curve with, per point, the published and simulated
 // values and the error (simulated / published - 1, in %); a point with no row of its size
 // (and algorithm) has null simulated values.
+// Curves of another collective than `collective` (the run's) match no row.
 nlohmann::json compare_published(const std::vector<PublishedCurve>& curves,
+                                 const std::string& collective,
                                  const std::vector<ComparedRow>& rows);
 
 }  // namespace fabricsim

@@ -12,7 +12,7 @@ namespace {
 
 TEST(Published, PointsMergeBySizeAndSort) {
   const YAML::Node n = YAML::Load(
-      "[{source: s, tolerance: 10%, busbw_GBps: {8GiB: 360, 1MiB: 66}, time_us: {1048576B: 27.5}}]");
+      "[{source: s, collective: all_reduce, tolerance: 10%, busbw_GBps: {8GiB: 360, 1MiB: 66}, time_us: {1048576B: 27.5}}]");
   const std::vector<PublishedCurve> c = parse_published("f.yaml", n);
   ASSERT_EQ(c.size(), 1u);
   ASSERT_EQ(c[0].points.size(), 2u);
@@ -25,9 +25,9 @@ TEST(Published, PointsMergeBySizeAndSort) {
 }
 
 TEST(Published, ErrorsAndTolerancePerMatchedRow) {
-  PublishedCurve ring{"a", "ring", 5, {{1 << 20, 100, 20}, {2 << 20, 200, -1}, {4 << 20, 300, -1}}};
+  PublishedCurve ring{"a", "all_reduce", "ring", 5, {{1 << 20, 100, 20}, {2 << 20, 200, -1}, {4 << 20, 300, -1}}};
   const std::vector<ComparedRow> rows{{1 << 20, "ring", 96, 21}, {2 << 20, "tree", 150, 40}};
-  const nlohmann::json j = compare_published({ring}, rows);
+  const nlohmann::json j = compare_published({ring}, "all_reduce", rows);
   const nlohmann::json& p = j[0]["points"];
   // 1 MiB: busbw 96 vs 100 = -4% (inside 5%), time 21 vs 20 = +5% (on the band: inside).
   EXPECT_DOUBLE_EQ(p[0]["simulated_busbw_GBps"].get<double>(), 96);
@@ -40,8 +40,10 @@ TEST(Published, ErrorsAndTolerancePerMatchedRow) {
   // 4 MiB: no row at all.
   EXPECT_TRUE(p[2]["busbw_error_pct"].is_null());
   // Any algorithm: the tree row matches and is 25% low, outside 5%.
-  PublishedCurve any{"b", "", 5, {{2 << 20, 200, -1}}};
-  const nlohmann::json k = compare_published({any}, rows);
+  PublishedCurve any{"b", "all_reduce", "", 5, {{2 << 20, 200, -1}}};
+  const nlohmann::json k = compare_published({any}, "all_reduce", rows);
+  // A run of another collective matches nothing.
+  EXPECT_TRUE(compare_published({any}, "all_gather", rows)[0]["points"][0]["busbw_error_pct"].is_null());
   EXPECT_NEAR(k[0]["points"][0]["busbw_error_pct"].get<double>(), -25.0, 1e-12);
   EXPECT_FALSE(k[0]["points"][0]["within_tolerance"].get<bool>());
 }
