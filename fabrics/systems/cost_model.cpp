@@ -248,7 +248,9 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
   if (w.algorithm == "auto") {
     algos.clear();
     for (const std::string& name : coll::algorithms_for(w.collective)) {
-      if (!coll::algo_info(w.collective, name).nccl) continue;
+      // NCCL's algorithms; torus algorithms where the topology declares a torus.
+      const coll::AlgoInfo& info = coll::algo_info(w.collective, name);
+      if (info.torus ? w.torus.empty() : !info.nccl) continue;
       if (coll::uses_nvls_switches(name) &&
           std::find(spec.auto_in_switch.begin(), spec.auto_in_switch.end(), name) ==
               spec.auto_in_switch.end())

@@ -217,6 +217,9 @@ struct CollParams {
   // inside a single node follows the ring of its (channel, tree) (tree_parents). Without
   // them: rail_ring_orders on two-level systems, else 0, 1, .., n-1.
   const std::vector<std::vector<int>>* rings = nullptr;
+  // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
+  // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
+  std::vector<int> torus = {};
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
@@ -227,6 +230,8 @@ Schedule all_gather_ring(const CollParams& p, int domain_size = 0);
 Schedule allreduce_tree(const CollParams& p, int domain_size = 0);
 Schedule allreduce_halving_doubling(const CollParams& p);
 Schedule allreduce_direct(const CollParams& p);
+// Bidirectional rings per dimension of CollParams::torus (algorithms/torus.cpp).
+Schedule allreduce_torus(const CollParams& p);
 // domain_size: ranks per domain (node) of a two-level system, ranks numbered
 // domain-major (rank = domain * domain_size + local index); 0 = one domain holding every
 // rank; must divide ranks.
@@ -325,6 +330,8 @@ enum AlgoTrait : unsigned {
   kInSwitch = 1u << 2,   // reduces or multicasts in NVLS switches
   kLevels = 1u << 3,     // two levels (domains) that CollParams::slices pipelines
   kNccl = 1u << 4,       // NCCL has it: a candidate of `auto`, which chooses as NCCL does
+  kTorus = 1u << 5,      // made for ranks that form a torus (CollParams::torus): an auto
+                         // candidate only where the topology declares one
 };
 
 // An algorithm's schedule generator: its schedule for p on ranks numbered domain-major in
@@ -354,6 +361,8 @@ struct AlgoInfo {
   bool nccl = false;                 // NCCL has it (ring, tree, nvls, hierarchical_nvls as
                                      // its multi-node NVLS; the ring halves and chains;
                                      // all-to-all and send/recv direct): auto's candidates
+  bool torus = false;                // made for a torus (kTorus): auto considers it only
+                                     // where the topology declares one
   const char* cost = "";             // alpha_beta_time_s's formula as text, for logs and docs
   ScheduleFn schedule;
   AlphaBetaFn alpha_beta;
