@@ -202,6 +202,10 @@ struct CollParams {
                              // per channel, pipelined across the levels (see the table
                              // above); must be 1 for make_schedule of any other algorithm
                              // (has_levels); the other generators ignore it
+  int rank_limit = 0;        // > 0: the ring and hierarchical all-reduce generators build
+                             // the programs of ranks [0, rank_limit) only and leave the
+                             // others empty (the flow level's folded runs, which run a
+                             // period of ranks); the other generators ignore it
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).

@@ -18,6 +18,7 @@
 #include "models/collectives/program.h"
 #include "models/core/scheduler.h"
 #include "models/core/timer.h"
+#include "models/collectives/rank_io.h"
 #include "models/endpoint/endpoint.h"
 
 namespace fabricsim {
@@ -35,8 +36,12 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   };
   void set_observer(Observer* o) { observer_ = o; }
 
-  // ranks[r] is the endpoint that runs rank r's program.
-  CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks, uint32_t elem_bytes);
+  // ranks[r] is the endpoint that runs rank r's program (rank_io.h: an Endpoint, or a rank
+  // of the flow level).
+  CollectiveEngine(sc_core::sc_module_name n, std::vector<RankIo*> ranks, uint32_t elem_bytes);
+  CollectiveEngine(sc_core::sc_module_name n, const std::vector<Endpoint*>& ranks,
+                   uint32_t elem_bytes)
+      : CollectiveEngine(n, std::vector<RankIo*>(ranks.begin(), ranks.end()), elem_bytes) {}
 
   // Start `s` now; `on_done` fires once every op of every rank has completed.
   void start(coll::Schedule s, std::function<void()> on_done);
@@ -95,11 +100,11 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void start_op(int rank, uint32_t op);
   void op_done(int rank, uint32_t op);
   void recv_arrived(int rank, uint32_t op);
-  void on_delivery(int rank, const Endpoint::Delivery& d);
+  void on_delivery(int rank, const RankIo::Delivery& d);
   void data_complete(int rank, uint32_t src_rank, uint64_t tag);
   void launch();
 
-  std::vector<Endpoint*> ranks_;
+  std::vector<RankIo*> ranks_;
   std::vector<int> rank_of_endpoint_;
   uint32_t elem_bytes_;
   coll::Schedule sched_;

@@ -45,6 +45,7 @@ struct RingParams {
   int channels = 1;          // >= 1, independent rings over contiguous ranges of the buffer
   uint64_t chunk_bytes = 0;  // pipelining granularity in bytes, > 0 (rounded down to whole
                              // elements, at least 1 element)
+  int rank_limit = 0;        // > 0: programs of ranks [0, rank_limit) only (CollParams)
 };
 
 // Splits `total` into `parts` >= 1 contiguous counts as evenly as possible: the first

@@ -14,6 +14,7 @@
 
 #include <systemc>
 
+#include "models/collectives/rank_io.h"
 #include "models/core/device_model.h"
 #include "models/core/fifo.h"
 #include "models/link/port.h"
@@ -41,17 +42,11 @@ struct EndpointParams {
   int total_ports() const { return ports + nic_ports; }
 };
 
-class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel {
+class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel, public RankIo {
  public:
-  struct Delivery {
-    uint32_t src;       // source endpoint id
-    PacketKind kind;
-    uint64_t tag;
-    uint64_t bytes;
-    uint64_t msg_id;
-  };
-  using DeliveryFn = std::function<void(const Delivery&)>;
-  using SentFn = std::function<void(uint64_t msg_id, PacketKind kind)>;
+  using Delivery = RankIo::Delivery;
+  using DeliveryFn = RankIo::DeliveryFn;
+  using SentFn = RankIo::SentFn;
   // A read completed: the whole response has arrived. `rtt_ps` = arrival - read() call.
   using ReadDoneFn = std::function<void(uint32_t target, uint64_t tag, uint64_t bytes,
                                         uint64_t rtt_ps)>;
@@ -59,7 +54,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
            const EndpointParams& p);
 
-  uint32_t id() const { return id_; }
+  uint32_t id() const override { return id_; }
   const std::string& display_name() const override { return display_name_; }
   Port& port(int i) override { return *ports_.at(i); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
@@ -77,7 +72,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // few bytes written by a collective protocol) go ahead of queued data, as a GPU's
   // flag store is not queued behind other channels' bulk stores.
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
-                uint8_t vc = 0);
+                uint8_t vc = 0) override;
   // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
   // offer in-network collectives (Switch::offers_collectives: the NVLS engine); group
   // messages are striped over them. send_group(kNvlsReq, B) asks the switches to reduce
@@ -88,9 +83,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // (kNvlsRead) are answered on the port they came in on, by the memory system rather
   // than the DMA queues; the port takes responses and DMA transactions in turn.
   void set_group_ports(const std::vector<int>& ports);
-  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag);
-  void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
-  void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
+  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag) override;
+  void on_delivery(DeliveryFn fn) override { on_delivery_ = std::move(fn); }
+  void on_sent(SentFn fn) override { on_sent_ = std::move(fn); }
   // Read `bytes` of `target`'s memory (memory semantics, UALink-style). A read request
   // (a control message without payload) travels to the target; when it has arrived the
   // target waits its read_turnaround (memory access) and its DMA sends the data back as a
@@ -100,7 +95,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void on_read_done(ReadDoneFn fn) { on_read_done_ = std::move(fn); }
   uint64_t reads_completed() const { return reads_done_; }
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
-  uint64_t reduce(uint64_t bytes);
+  uint64_t reduce(uint64_t bytes) override;
 
   nlohmann::json stats_json(uint64_t now_ps) const override;
   uint64_t bytes_sent() const { return bytes_sent_; }

@@ -85,7 +85,7 @@ Schedule chain(const char* who, const CollParams& p, int first, RecvMode mode) {
 // all_reduce ring: on two-level systems (0 < domain_size < ranks) its rings cross domains
 // only between equal local indices (rail_ring_orders).
 Schedule ring_allreduce_schedule(const CollParams& p, int domain_size) {
-  const RingParams rp{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes};
+  const RingParams rp{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes, p.rank_limit};
   if (domain_size > 0 && domain_size < p.ranks)
     return ring_allreduce(rp, rail_ring_orders(p.ranks, domain_size, p.channels));
   return ring_allreduce(rp);
