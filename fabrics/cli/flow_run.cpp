@@ -49,11 +49,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
     throw InputError(spec.file + ": simulation.fidelity: flow keeps no per-port state: "
                      "--series, --ports, --histograms and --trace need fidelity packet or "
                      "transaction");
-  const auto in_switch = [&](const std::string& a) { return coll::uses_nvls_switches(a); };
-  if (in_switch(w.algorithm) ||
-      (w.algorithm == "auto" &&
-       std::find_if(spec.auto_in_switch.begin(), spec.auto_in_switch.end(), in_switch) !=
-           spec.auto_in_switch.end()))
+  if (coll::uses_nvls_switches(w.algorithm))
     throw InputError(spec.file + ": workload.algorithm: " + w.algorithm +
                      " uses in-switch reduction (NVLS), which the flow level does not model; "
                      "use a ring, tree, hierarchical or direct algorithm, or fidelity packet "
@@ -75,7 +71,13 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   sys.engine().set_sync(w.sync);
   const bool is_auto = w.algorithm == "auto";
   AutoChooser chooser;
-  if (is_auto) chooser = make_auto_chooser(spec);
+  if (is_auto && spec.auto_in_switch.empty()) chooser = make_auto_chooser(spec);
+  if (is_auto && !spec.auto_in_switch.empty()) {
+    // auto chooses among what the flow level models: no in-switch (NVLS) candidates.
+    SystemSpec flat = spec;
+    flat.auto_in_switch.clear();
+    chooser = make_auto_chooser(flat);
+  }
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<TrafficWorkload> traffic;
   std::unique_ptr<JobRunner> runner;
