@@ -99,9 +99,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   const bool jobs = train || traffic;
   const std::vector<uint64_t> sizes = jobs ? std::vector<uint64_t>{} : w.sizes();
   const int folded = sys.active_ranks();
-  CollectiveSweep sweep(
-      "sweep", sys.engine(), n, sizes, w.elem_bytes,
-      [&](uint64_t count) {
+  const auto schedule = [&](uint64_t count) {
         coll::CollParams cp = w.coll_params(n, count);
         std::string algo = w.algorithm, label;
         if (is_auto) {
@@ -116,8 +114,12 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
         if (!label.empty()) s.algorithm = label;
         if (folded != n) sys.fold_schedule(s);
         return s;
-      },
-      nullptr, w.root);
+      };
+  // Folded: every size's schedule is checked for the fold's symmetry before the run (a bad
+  // input, exit 2), then built again when its row starts.
+  if (folded != n)
+    for (uint64_t bytes : sizes) schedule(bytes / w.elem_bytes);
+  CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root);
   simulate(spec.simulation.time_limit_ps, progress_mode(quiet, outputs.progress_s), [&] {
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);
