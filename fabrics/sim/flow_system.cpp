@@ -37,6 +37,7 @@ FlowSystem::FlowSystem(sc_core::sc_module_name n, const SystemSpec& spec)
     : sc_module(n), spec_(spec), g_(spec.graph) {
   Scheduler::instance();
   alarm_ = Alarm{this, 0};
+  dma_window_ = uint32_t(spec.simulation.flow_window);
   n_ = int(spec.ranks.size());
   m_ = n_;
   L_ = spec.domain_size;
@@ -248,13 +249,14 @@ uint64_t FlowSystem::send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t ta
   }
   uint32_t q = 0;
   while (q < r.queues_.size() && r.queues_[q].signature != msg.path->signature) ++q;
-  if (q == r.queues_.size()) r.queues_.push_back(FlowRank::Queue{msg.path->signature, {}, false});
+  if (q == r.queues_.size()) r.queues_.push_back(FlowRank::Queue{msg.path->signature, {}, 0});
   msgs_[slot].queue = q;
   FlowRank::Queue& queue = r.queues_[q];
-  queue.msgs.push_back(slot);
-  if (!queue.moving) {
-    queue.moving = true;
+  if (queue.active < dma_window_) {
+    ++queue.active;
     start_flow(slot);
+  } else {
+    queue.waiting.push_back(slot);
   }
   poke();
   return msg.id;
@@ -291,9 +293,12 @@ void FlowSystem::wake(uint32_t) {
       const Msg& m = msgs_[slot];
       FlowRank& src = *ranks_[m.src];
       FlowRank::Queue& q = src.queues_[m.queue];
-      q.msgs.pop_front();
-      q.moving = !q.msgs.empty();
-      if (q.moving) start_flow(q.msgs.front());
+      --q.active;
+      if (!q.waiting.empty()) {
+        ++q.active;
+        start_flow(q.waiting.front());
+        q.waiting.pop_front();
+      }
       deliver_at(slot, now + m.path->fixed_ps + serialisation_ps(*m.path, m.bytes, false));
       if (src.on_sent_) src.on_sent_(m.id, m.kind);
     }

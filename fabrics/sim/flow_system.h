@@ -18,9 +18,11 @@
 //    its hops of link latency + the receiver's pipeline_latency, plus one packet's
 //    serialisation per hop after the first (cut-through at packet granularity).
 //  * The DMA: a rank's data messages over the same first-hop ports are served oldest
-//    first, one flow at a time (as the endpoint's DMA queue); control messages (acks,
-//    flags of the fence_flag protocol) take latency + their packets' serialisation and
-//    share no bandwidth.
+//    first, at most simulation.flow_window of them moving at once (the endpoint's DMA
+//    serves one message at a time, but the switches' buffers let it start the next while
+//    the last drains towards a busy receiver); control messages (acks, flags of the
+//    fence_flag protocol) take latency + their packets' serialisation and share no
+//    bandwidth.
 //  * Folding (simulation.flow_fold): when the topology is invariant under shifting the
 //    nodes by t (a device map checked link by link) and so is the schedule (rank m = t x
 //    ranks per node checked against rank 0), only ranks [0, m) run; each of their flows
@@ -65,8 +67,8 @@ class FlowRank final : public RankIo {
   friend class FlowSystem;
   struct Queue {
     uint64_t signature;
-    std::deque<uint32_t> msgs;  // message slots waiting; the head is moving
-    bool moving = false;
+    std::deque<uint32_t> waiting;  // message slots not yet moving, oldest first
+    uint32_t active = 0;           // messages moving
   };
   FlowSystem* sys_;
   uint32_t rank_;
@@ -164,6 +166,7 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
   uint64_t next_msg_ = 0, dseq_ = 0, messages_ = 0, control_ = 0, live_msgs_ = 0;
   double sent_bytes_ = 0, delivered_bytes_ = 0;
   bool in_wake_ = false;
+  uint32_t dma_window_ = 1;
 };
 
 }  // namespace fabricsim

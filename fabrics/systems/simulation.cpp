@@ -46,7 +46,16 @@ const ParamBlock& simulation_params() {
                   "one period of ranks), simulate one period of ranks and let every flow "
                   "stand for its images on the other nodes (docs/fidelity.md). Ring and "
                   "hierarchical all-reduce build only that period's programs."),
-            &S::flow_fold)},
+            &S::flow_fold),
+       bind(param("flow_window", K::kInt, "4", "messages",
+                  "fidelity flow: data messages of one rank that move at once over the same "
+                  "first-hop ports (the rest wait, oldest first). The packet level's DMA "
+                  "cuts one message at a time, but the switches' buffers let it start the "
+                  "next while the last drains towards a busy receiver; 1 makes the flow "
+                  "level wait for the receiver instead (docs/fidelity.md: 4 matches the "
+                  "shipped NVLink and InfiniBand configs).",
+                  1, 1024),
+            &S::flow_window)},
       [](S& s, const ParamReader& r) {
         if (!r.was_set("fidelity")) s.fidelity = s.aggregate_bytes > 0 ? "transaction" : "packet";
         if (s.fidelity == "packet") s.aggregate_bytes = s.aggregate_min_message = 0;

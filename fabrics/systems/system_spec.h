@@ -28,6 +28,7 @@ struct SimulationParams {
   // Unset: transaction if aggregate_bytes > 0, else packet.
   std::string fidelity;
   bool flow_fold = false;  // flow level: run one period of a symmetric system
+  int flow_window = 0;     // flow level: a rank's messages moving at once per first hop
   bool flow() const { return fidelity == "flow"; }
 };
 const ParamBlock& simulation_params();
