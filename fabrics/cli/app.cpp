@@ -289,6 +289,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
       std::snprintf(line, sizeof line, "# Ceiling busbw        : %s\n",
                     ceiling.limited_by.empty() ? "none (no traffic)" : ceiling.limited_by.c_str());
     std::cout << line;
+    print_published(std::cout, compare_published(spec.published, spec.workload.collective, compared_rows(rows)));
     if (retry.crc_errors || retry.replay_stall_ps) {
       char buf[400];
       std::snprintf(buf, sizeof buf,

@@ -22,8 +22,9 @@ using cfg::Params;
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"version",      "name",         "seed",     "simulation",
-                                        "link_types",   "device_types", "topology", "workload"};
+const std::vector<std::string> kTopKeys{"version",    "name",         "seed",     "simulation",
+                                        "link_types", "device_types", "topology", "workload",
+                                        "published",  "assumptions"};
 
 class Loader {
  public:
@@ -49,6 +50,8 @@ class Loader {
     check_system(s_, src_);
     s_.resolved["name"] = s_.name;
     s_.resolved["seed"] = s_.seed;
+    s_.published = parse_published(file_, root_["published"]);
+    s_.assumptions = parse_assumptions(file_, root_["assumptions"], s_.resolved);
     return std::move(s_);
   }
 

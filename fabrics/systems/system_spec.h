@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabrics/systems/references.h"
 #include "fabrics/topologies/graph.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/device_kind.h"
@@ -49,6 +50,8 @@ struct SystemSpec {
   // domain hierarchical_nvls is nvls's schedule and is left to nvls.
   std::vector<std::string> auto_in_switch;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
+  std::vector<PublishedCurve> published;  // `published:` (fabrics/systems/references.h)
+  std::vector<Assumption> assumptions;    // `assumptions:`
 
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {
