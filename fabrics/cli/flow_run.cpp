@@ -164,7 +164,10 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   if (!quiet) {
     if (train) train->print(std::cout);
     else if (traffic) traffic->print(std::cout);
-    else print_table(std::cout, spec, rows);
+    else {
+      print_table(std::cout, spec, rows);
+      print_published(std::cout, compare_published(spec.published, w.collective, compared_rows(rows)));
+    }
     std::cout << line;
     print_cost(std::cout, cost);
   }
