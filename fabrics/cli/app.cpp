@@ -332,6 +332,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["units"] = traffic->units_json();
       j["traffic"] = traffic->summary_json();
     }
+    // Energy of every row (a size or a training step): the windows the rows ran in.
+    if (!traffic)
+      for (size_t r = 0; r < j["rows"].size() && r < obs->windows().size(); ++r)
+        j["rows"][r]["energy"] = energy_json(spec, *obs, r);
     const std::filesystem::path file = out_dir / "results.json";
     write_file(file, structured_results(j, *obs, jobs).dump(2) + "\n");
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";

@@ -172,10 +172,12 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
   std::vector<std::string> algos{w.algorithm};
   if (is_auto) {
     algos.clear();
-    for (const std::string& a : coll::algorithms_for(w.collective))
+    for (const std::string& a : coll::algorithms_for(w.collective)) {
+      if (coll::algo_info(w.collective, a).torus && w.torus.empty()) continue;  // as auto
       if (!coll::uses_nvls_switches(a) ||
           std::find(s.auto_in_switch.begin(), s.auto_in_switch.end(), a) != s.auto_in_switch.end())
         algos.push_back(a);
+    }
   }
   if (w.is_training) algos = {"direct"};
   for (const std::string& algo : algos) {

@@ -181,6 +181,8 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
         std::find(spec.auto_in_switch.begin(), spec.auto_in_switch.end(), name) ==
             spec.auto_in_switch.end())
       continue;
+    // Torus algorithms are candidates where the topology declares a torus.
+    if (coll::algo_info(w.collective, name).torus && w.torus.empty()) continue;
     // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
     const int channels = name == "ring" ? w.channels : 1;

@@ -167,6 +167,7 @@ class Loader {
     s_.graph = std::move(b.graph());
     s_.ranks = std::move(b.ranks());
     s_.domain_size = b.domain_size();
+    torus_ = b.torus();
     s_.resolved["topology"] = std::move(b.resolved());
   }
 
@@ -178,6 +179,7 @@ class Loader {
     s_.workload.is_training = kind.training;
     s_.workload.is_traffic = kind.traffic;
     kind.parse(p, src_.simulation, s_);
+    s_.workload.torus = torus_;
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = kind.name;
     if (!kind.training && !kind.traffic) s_.resolved["workload"]["algorithm"] = s_.workload.algorithm;
@@ -188,6 +190,7 @@ class Loader {
   YAML::Node root_;
   SystemSpec s_;
   SpecSources src_;
+  std::vector<int> torus_;  // the topology's torus (Builder::set_torus), for the workload
 };
 
 }  // namespace

@@ -86,6 +86,7 @@ int Builder::add_device(const std::string& name, const std::string& type,
   d.ports = dt.ports;
   d.where = where;
   d.coords = std::move(coords);
+  if (dt.kind->circuits) d.circuit = dt.kind->circuits(dt, d.coords);
   return graph_.add_device(d);
 }
 

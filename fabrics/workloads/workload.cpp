@@ -26,6 +26,7 @@ coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count) const {
   cp.chunk_bytes = chunk_bytes;
   cp.root = root;
   cp.slices = slices;
+  cp.torus = torus;
   return cp;
 }
 

@@ -64,6 +64,7 @@ struct WorkloadSpec {
   int channels = 0;
   uint64_t chunk_bytes = 0;
   int slices = 0;            // all_reduce hierarchical: pipeline slices per channel
+  std::vector<int> torus;    // the torus the ranks form (tpu_pod), for torus algorithms
   coll::SyncProtocol sync;
   TrainingSpec training;     // training workloads only
   // Message sizes of the sweep, in bytes (each a whole number of elements).

@@ -206,6 +206,9 @@ struct CollParams {
                              // the programs of ranks [0, rank_limit) only and leave the
                              // others empty (the flow level's folded runs, which run a
                              // period of ranks); the other generators ignore it
+  // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
+  // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
+  std::vector<int> torus = {};
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
@@ -214,6 +217,8 @@ Schedule all_gather_ring(const CollParams& p);
 Schedule allreduce_tree(const CollParams& p);
 Schedule allreduce_halving_doubling(const CollParams& p);
 Schedule allreduce_direct(const CollParams& p);
+// Bidirectional rings per dimension of CollParams::torus (algorithms/torus.cpp).
+Schedule allreduce_torus(const CollParams& p);
 // domain_size: ranks per domain (node) of a two-level system, ranks numbered
 // domain-major (rank = domain * domain_size + local index); 0 = one domain holding every
 // rank; must divide ranks.
@@ -299,6 +304,8 @@ enum AlgoTrait : unsigned {
   kRooted = 1u << 1,     // uses CollParams::root
   kInSwitch = 1u << 2,   // reduces or multicasts in NVLS switches
   kLevels = 1u << 3,     // two levels (domains) that CollParams::slices pipelines
+  kTorus = 1u << 4,      // made for ranks that form a torus (CollParams::torus): an auto
+                         // candidate only where the topology declares one
 };
 
 // An algorithm's schedule generator: its schedule for p on ranks numbered domain-major in
@@ -325,6 +332,8 @@ struct AlgoInfo {
                                      // hierarchical_nvls): uses_nvls_switches
   bool levels = false;               // CollParams::slices > 1 pipelines its levels
                                      // (hierarchical, hierarchical_nvls): has_levels
+  bool torus = false;                // made for a torus (kTorus): auto considers it only
+                                     // where the topology declares one
   const char* cost = "";             // alpha_beta_time_s's formula as text, for logs and docs
   ScheduleFn schedule;
   AlphaBetaFn alpha_beta;

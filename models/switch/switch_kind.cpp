@@ -71,6 +71,8 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
   k.forwards = true;
   k.params.push_back(frame);
   for (const std::string& f : features) k.params.push_back(switch_features().at(f).params);
+  k.params.push_back(power_params());
+  k.power = power_from_block;
   k.ports = [](const DeviceType& t) {
     const SwitchParams& sp = t.get<SwitchParams>();
     return std::vector<PortGroup>{{"fabric", sp.ports, sp.protocol}};

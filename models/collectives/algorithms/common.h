@@ -148,6 +148,7 @@ void register_ring(AlgorithmRegistry& r);
 void register_tree(AlgorithmRegistry& r);
 void register_halving_doubling(AlgorithmRegistry& r);
 void register_direct(AlgorithmRegistry& r);
+void register_torus(AlgorithmRegistry& r);  // torus.cpp
 void register_hierarchical(AlgorithmRegistry& r);
 void register_in_switch(AlgorithmRegistry& r);
 void register_alltoall(AlgorithmRegistry& r);

@@ -23,14 +23,14 @@ using namespace testutil;
 TEST(AlgorithmTable, NamesAndDispatch) {
   EXPECT_EQ(algorithms_for("all_reduce"),
             (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "hierarchical",
-                                      "hierarchical_nvls", "nvls"}));
+                                      "hierarchical_nvls", "nvls", "torus"}));
   EXPECT_EQ(algorithms_for("reduce_scatter"), (std::vector<std::string>{"ring", "nvls"}));
   EXPECT_EQ(algorithms_for("all_gather"), (std::vector<std::string>{"ring", "nvls"}));
   EXPECT_EQ(algorithms_for("broadcast"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("reduce"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("alltoall"), (std::vector<std::string>{"pairwise", "direct"}));
   EXPECT_EQ(algorithms_for("sendrecv"), (std::vector<std::string>{"direct"}));
-  EXPECT_EQ(algorithm_table().size(), 16u);
+  EXPECT_EQ(algorithm_table().size(), 17u);
   std::set<std::pair<std::string, std::string>> seen;
   for (const AlgoInfo& a : algorithm_table()) {
     EXPECT_TRUE(seen.insert({a.collective_name, a.name}).second);
@@ -48,7 +48,7 @@ TEST(AlgorithmTable, NamesAndDispatch) {
         make_schedule("all_reduce", "nvlsx", CollParams{2, 4, 4, 1, 8, 0});
       },
       "unknown algorithm 'nvlsx' for collective 'all_reduce' (known: "
-      "ring, tree, halving_doubling, direct, hierarchical, hierarchical_nvls, nvls)"));
+      "ring, tree, halving_doubling, direct, hierarchical, hierarchical_nvls, nvls, torus)"));
   EXPECT_TRUE(throws_internal(
       [] {
         make_schedule("gather", "ring", CollParams{2, 4, 4, 1, 8, 0});
