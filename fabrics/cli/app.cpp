@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include "fabrics/cli/compare.h"
+#include "fabrics/cli/flow_run.h"
 #include "fabrics/cli/outputs.h"
 #include "fabrics/cli/procs.h"
 #include "fabrics/cli/progress.h"
@@ -131,6 +132,7 @@ std::string join_args(const std::vector<std::string>& args) {
 
 int run(const Options& o, const std::vector<std::string>& args) {
   const SystemSpec spec = load_system(o.config, o.sets, o.seed);
+  if (spec.simulation.flow()) return run_flow(spec, o.out, o.quiet, o.outputs, join_args(args));
   std::filesystem::path out_dir;
   if (o.out) {
     out_dir = *o.out;

@@ -1,6 +1,7 @@
 #include "fabrics/systems/checks.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <set>
 
@@ -67,9 +68,13 @@ void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
 // One device of the system as its kind's check sees it.
 class Check final : public DeviceCheck {
  public:
-  Check(const SystemSpec& s, const SpecSources& src, int device)
+  // links_of: the indices of the links at `device`, in link order (one entry per end).
+  Check(const SystemSpec& s, const SpecSources& src, int device, const std::vector<size_t>& links_of)
       : s_(s), src_(src), dev_(s.graph.devices[device]) {
-    for (size_t i = 0; i < s.graph.links.size(); ++i) {
+    size_t last = SIZE_MAX;
+    for (size_t i : links_of) {
+      if (i == last) continue;  // a link from the device to itself: both ends below
+      last = i;
       const topo::Link& l = s.graph.links[i];
       for (int side = 0; side < 2; ++side) {
         const topo::LinkEnd& me = side ? l.b : l.a;
@@ -105,10 +110,48 @@ class Check final : public DeviceCheck {
 
 // Every pair of ranks the workload's schedule talks over must be connected: build the
 // schedule for a small size and check each sender reaches each receiver.
+// True when one connected set of forwarding devices (switches) is linked to every rank:
+// then every rank reaches every other, and no schedule needs probing. O(devices + links),
+// where the probe below costs a routes table of devices x endpoints and the workload's
+// whole schedule (ring: O(ranks^2) ops), which large systems cannot afford.
+bool all_ranks_share_a_fabric(const SystemSpec& s) {
+  const topo::Graph& g = s.graph;
+  std::vector<int> parent(g.devices.size());
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = int(i);
+  const auto find = [&](int x) {
+    while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];
+    return x;
+  };
+  for (const topo::Link& l : g.links)
+    if (g.devices[size_t(l.a.device)].forwards && g.devices[size_t(l.b.device)].forwards)
+      parent[size_t(find(l.a.device))] = find(l.b.device);
+  // Candidates: the components the first rank is linked to; keep those every rank touches.
+  std::vector<int> common;
+  for (size_t r = 0; r < s.ranks.size(); ++r) {
+    const int e = g.endpoints[size_t(s.ranks[r])];
+    std::vector<int> mine;
+    for (int p = 0; p < g.devices[size_t(e)].ports; ++p) {
+      const topo::LinkEnd nb = g.peer(e, p);
+      if (nb.device >= 0 && g.devices[size_t(nb.device)].forwards) mine.push_back(find(nb.device));
+    }
+    if (r == 0) {
+      common = mine;
+    } else {
+      std::vector<int> keep;
+      for (int c : common)
+        if (std::find(mine.begin(), mine.end(), c) != mine.end()) keep.push_back(c);
+      common.swap(keep);
+    }
+    if (common.empty()) return false;
+  }
+  return true;
+}
+
 void check_reachable(const SystemSpec& s, const SpecSources& src) {
   const WorkloadSpec& w = s.workload;
   const size_t n = s.ranks.size();
   const bool is_auto = w.algorithm == "auto" && !w.is_training;
+  if (all_ranks_share_a_fabric(s)) return;
   const topo::Routes routes = topo::compute_routes(s.graph);
   if (w.is_traffic) {  // the flows' own pairs
     for (const Flow& f : w.flows) {
@@ -170,9 +213,15 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
 
 void check_system(SystemSpec& s, const SpecSources& src) {
   check_link_buffers(s, src);
+  // Each device's links, in link order: O(links) instead of a scan of every link per device.
+  std::vector<std::vector<size_t>> links_of(s.graph.devices.size());
+  for (size_t i = 0; i < s.graph.links.size(); ++i) {
+    links_of[size_t(s.graph.links[i].a.device)].push_back(i);
+    links_of[size_t(s.graph.links[i].b.device)].push_back(i);
+  }
   for (size_t d = 0; d < s.graph.devices.size(); ++d) {
     const DeviceKind& kind = *s.type_of(int(d)).kind;
-    if (kind.check) kind.check(Check(s, src, int(d)));
+    if (kind.check) kind.check(Check(s, src, int(d), links_of[d]));
   }
   const WorkloadSpec& w = s.workload;
   const size_t n = s.ranks.size();

@@ -97,6 +97,8 @@ class Loader {
                                  file_, "simulation");
     s_.simulation = std::any_cast<SimulationParams>(p.store(block));
     s_.resolved["simulation"] = p.to_json();
+    // The level in effect (unset: derived from aggregate_bytes; packet zeroes aggregation).
+    s_.resolved["simulation"]["fidelity"] = s_.simulation.fidelity;
     src_.simulation = p;
   }
 

@@ -25,6 +25,13 @@ struct SimulationParams {
   uint64_t aggregate_min_group_message = 0;
   uint64_t time_limit_ps = 0;
   bool functional = false;
+  // packet: per packet (aggregate_bytes forced to 0); transaction: aggregated
+  // (aggregate_bytes > 0); flow: flows at max-min fair rates (fabrics/sim/flow_system.h).
+  // Unset: transaction if aggregate_bytes > 0, else packet.
+  std::string fidelity;
+  bool flow_fold = false;  // flow level: run one period of a symmetric system
+  int flow_window = 0;     // flow level: a rank's messages moving at once per first hop
+  bool flow() const { return fidelity == "flow"; }
 };
 const ParamBlock& simulation_params();
 

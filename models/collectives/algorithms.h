@@ -217,6 +217,10 @@ struct CollParams {
   // inside a single node follows the ring of its (channel, tree) (tree_parents). Without
   // them: rail_ring_orders on two-level systems, else 0, 1, .., n-1.
   const std::vector<std::vector<int>>* rings = nullptr;
+  int rank_limit = 0;        // > 0: the ring and hierarchical all-reduce generators build
+                             // the programs of ranks [0, rank_limit) only and leave the
+                             // others empty (the flow level's folded runs, which run a
+                             // period of ranks); the other generators ignore it
   // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
   // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
   std::vector<int> torus = {};

@@ -7,18 +7,18 @@
 
 namespace fabricsim {
 
-CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks,
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<RankIo*> ranks,
                                    uint32_t elem_bytes)
     : sc_module(n), ranks_(std::move(ranks)), elem_bytes_(elem_bytes), st_(ranks_.size()) {
   delay_alarm_ = Alarm{this, 0};
   launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t) { launch(); });
   uint32_t max_id = 0;
-  for (Endpoint* e : ranks_) max_id = std::max(max_id, e->id());
+  for (RankIo* e : ranks_) max_id = std::max(max_id, e->id());
   rank_of_endpoint_.assign(max_id + 1, -1);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const int rank = int(r);
     rank_of_endpoint_[ranks_[r]->id()] = rank;
-    ranks_[r]->on_delivery([this, rank](const Endpoint::Delivery& d) { on_delivery(rank, d); });
+    ranks_[r]->on_delivery([this, rank](const RankIo::Delivery& d) { on_delivery(rank, d); });
     ranks_[r]->on_sent([this](uint64_t msg_id, PacketKind kind) {
       // Protocol acks and flags, and NVLS requests, complete no op when sent.
       if (kind != PacketKind::kData && kind != PacketKind::kNvlsMcast) return;
@@ -55,8 +55,8 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   running_ = true;
   if (observer_) observer_->started(sched_, sc_core::sc_time_stamp().value());
   ranks_left_ = 0;
-  model_ = sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple;
-  for (Endpoint* e : ranks_) e->set_interleave(model_);
+  model_ = protocol_model_ && (sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple);
+  for (RankIo* e : ranks_) e->set_interleave(model_);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     RankState& st = st_[r];
     const auto& ops = sched_.programs[r].ops;
@@ -212,7 +212,7 @@ void CollectiveEngine::wake(uint32_t) {
   if (!delayed_.empty()) Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
 }
 
-void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
+void CollectiveEngine::on_delivery(int rank, const RankIo::Delivery& d) {
   const int src = rank_of_endpoint_.at(d.src);
   FABRICSIM_ASSERT(src >= 0, "engine: delivery from an endpoint outside the collective");
   // NVLS results and replicas are the switch's answer: without the protocol model they

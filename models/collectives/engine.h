@@ -43,6 +43,7 @@
 #include "models/core/fifo.h"
 #include "models/core/scheduler.h"
 #include "models/core/timer.h"
+#include "models/collectives/rank_io.h"
 #include "models/endpoint/endpoint.h"
 
 namespace fabricsim {
@@ -62,13 +63,21 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   };
   void set_observer(Observer* o) { observer_ = o; }
 
-  // ranks[r] is the endpoint that runs rank r's program.
-  CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks, uint32_t elem_bytes);
+  // ranks[r] is the endpoint that runs rank r's program (rank_io.h: an Endpoint, or a rank
+  // of the flow level).
+  CollectiveEngine(sc_core::sc_module_name n, std::vector<RankIo*> ranks, uint32_t elem_bytes);
+  CollectiveEngine(sc_core::sc_module_name n, const std::vector<Endpoint*>& ranks,
+                   uint32_t elem_bytes)
+      : CollectiveEngine(n, std::vector<RankIo*>(ranks.begin(), ranks.end()), elem_bytes) {}
 
   // Start `s` now; `on_done` fires once every op of every rank has completed.
   void start(coll::Schedule s, std::function<void()> on_done);
   bool busy() const { return running_; }
   void set_sync(const coll::SyncProtocol& p) { sync_ = p; }
+  // Off: every schedule runs without the protocol model (NCCL's slots, thread blocks and
+  // wire formats; engine_protocol.cpp): acks and flags as plain messages, as the flow
+  // level needs (its ranks have no packets or thread blocks). On by default.
+  void set_protocol_model(bool allowed) { protocol_model_ = allowed; }
 
   // Functional mode: every rank's buffer holds real numbers that travel with the
   // messages (a copy taken when the send starts); receives copy or sum them.
@@ -165,8 +174,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void transmit(int rank, uint32_t op);        // a send that has its slot: to the DMA
   void send_done(int rank, uint32_t op);       // complete at its channel-rate floor
   void processed(int rank, uint32_t op);       // a streamed receive's data is in: read it
-  void on_protocol_delivery(int rank, const Endpoint::Delivery& d, uint32_t src);
-  void on_nvls_delivery(int rank, const Endpoint::Delivery& d, uint32_t src);
+  void on_protocol_delivery(int rank, const RankIo::Delivery& d, uint32_t src);
+  void on_nvls_delivery(int rank, const RankIo::Delivery& d, uint32_t src);
   void nvls_fenced(int rank, uint32_t op);
   void fenced(int rank, uint32_t op);
   void polled(int rank, uint32_t src, uint64_t tag);
@@ -175,11 +184,11 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void protocol_op_done(int rank, uint32_t op);
   void op_done(int rank, uint32_t op);
   void recv_arrived(int rank, uint32_t op);
-  void on_delivery(int rank, const Endpoint::Delivery& d);
+  void on_delivery(int rank, const RankIo::Delivery& d);
   void data_complete(int rank, uint32_t src_rank, uint64_t tag);
   void launch();
 
-  std::vector<Endpoint*> ranks_;
+  std::vector<RankIo*> ranks_;
   std::vector<int> rank_of_endpoint_;
   uint32_t elem_bytes_;
   coll::Schedule sched_;
@@ -191,6 +200,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   coll::SyncProtocol sync_;
   std::unique_ptr<TimerQueue> launch_timer_;
   bool model_ = false;            // the protocol model runs this schedule
+  bool protocol_model_ = true;    // set_protocol_model
   std::vector<Delayed> delayed_;  // min-heap on (at_ps, seq)
   uint64_t delay_seq_ = 0;
   Alarm delay_alarm_;

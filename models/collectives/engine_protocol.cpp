@@ -130,7 +130,7 @@ void CollectiveEngine::send_done(int rank, uint32_t op) {
     op_done(rank, op);
 }
 
-void CollectiveEngine::on_protocol_delivery(int rank, const Endpoint::Delivery& d, uint32_t src) {
+void CollectiveEngine::on_protocol_delivery(int rank, const RankIo::Delivery& d, uint32_t src) {
   RankState& st = st_[size_t(rank)];
   const EndpointParams& gpu = ranks_[size_t(rank)]->params();
   switch (d.kind) {
@@ -170,7 +170,7 @@ void CollectiveEngine::on_protocol_delivery(int rank, const Endpoint::Delivery& 
 
 // NVLS under the protocol model (engine.h). Tags of the library's schedules stay below
 // 2^63 (Tags: channels x steps < 2^32 in the upper half), so the top bit marks flags.
-void CollectiveEngine::on_nvls_delivery(int rank, const Endpoint::Delivery& d, uint32_t src) {
+void CollectiveEngine::on_nvls_delivery(int rank, const RankIo::Delivery& d, uint32_t src) {
   RankState& st = st_[size_t(rank)];
   const EndpointParams& gpu = ranks_[size_t(rank)]->params();
   if (d.kind == PacketKind::kNvlsResult) {

@@ -124,7 +124,8 @@ Schedule ring_allreduce(const RingParams& p, const std::vector<std::vector<int>>
       at[c][static_cast<std::size_t>(i)] = r;
       pos[c][static_cast<std::size_t>(r)] = i;
     }
-  for (int r = 0; r < n; ++r) {
+  const int built = p.rank_limit > 0 ? std::min(p.rank_limit, n) : n;
+  for (int r = 0; r < built; ++r) {
     std::vector<Op>& ops = sched.programs[static_cast<std::size_t>(r)].ops;
     // prev_recv[c][j]: op index of recv(s-1, c, j), the dep of send(s, c, j).
     std::vector<std::vector<uint32_t>> prev_recv(nch);

@@ -50,6 +50,7 @@ struct RingParams {
   // each recv(s-1) followed by the send(s) of the same piece; for a chunk: sends of step
   // 0, then recv(s-1, j), send(s, j) for s = 1..2n-3 and its pieces j, then recv(2n-3, j).
   int loop_slices = 0;
+  int rank_limit = 0;        // > 0: programs of ranks [0, rank_limit) only (CollParams)
 };
 
 // Splits `total` into `parts` >= 1 contiguous counts as evenly as possible: the first

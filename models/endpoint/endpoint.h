@@ -14,6 +14,7 @@
 
 #include <systemc>
 
+#include "models/collectives/rank_io.h"
 #include "models/core/device_model.h"
 #include "models/endpoint/endpoint_params.h"
 #include "models/core/fifo.h"
@@ -24,17 +25,11 @@
 
 namespace fabricsim {
 
-class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel {
+class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel, public RankIo {
  public:
-  struct Delivery {
-    uint32_t src;       // source endpoint id
-    PacketKind kind;
-    uint64_t tag;
-    uint64_t bytes;
-    uint64_t msg_id;
-  };
-  using DeliveryFn = std::function<void(const Delivery&)>;
-  using SentFn = std::function<void(uint64_t msg_id, PacketKind kind)>;
+  using Delivery = RankIo::Delivery;
+  using DeliveryFn = RankIo::DeliveryFn;
+  using SentFn = RankIo::SentFn;
   // A read completed: the whole response has arrived. `rtt_ps` = arrival - read() call.
   using ReadDoneFn = std::function<void(uint32_t target, uint64_t tag, uint64_t bytes,
                                         uint64_t rtt_ps)>;
@@ -42,8 +37,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
            const EndpointParams& p);
 
-  uint32_t id() const { return id_; }
-  const EndpointParams& params() const { return params_; }
+  uint32_t id() const override { return id_; }
+  const EndpointParams& params() const override { return params_; }
   const std::string& display_name() const override { return display_name_; }
   Port& port(int i) override { return *ports_.at(i); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
@@ -56,7 +51,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   uint64_t payload_sunk() const override { return bytes_received_; }
   bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }
   // Its traffic to `dst` leaves through its NIC ports (scale-out), not its fabric ports.
-  bool via_nic(uint32_t dst) const;
+  bool via_nic(uint32_t dst) const override;
 
   // Queue a message; returns its id. `on_sent` fires when its last transaction has started
   // on a wire. Data messages are served oldest first; control messages (kAck, kFlag: a
@@ -67,12 +62,12 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // `packet_cap` (bytes, 0: none): the stores that write it are this small and travel
   // unmerged, so its packets carry at most this much payload (never aggregated).
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
-                uint8_t vc = 0, uint64_t not_before = 0, uint32_t packet_cap = 0);
+                uint8_t vc = 0, uint64_t not_before = 0, uint32_t packet_cap = 0) override;
   // Concurrent senders: data messages share each port round robin, one transaction of
   // each in turn (on), instead of oldest first (off, the default). The collective engine
   // turns it on under its protocol model: a GPU's channels are thread blocks that store
   // at the same time, so their packets interleave on the links.
-  void set_interleave(bool on) { interleave_ = on; }
+  void set_interleave(bool on) override { interleave_ = on; }
   // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
   // offer in-network collectives (Switch::offers_collectives: the NVLS engine); group
   // messages are striped over them. send_group(kNvlsReq, B) asks the switches to reduce
@@ -83,9 +78,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // (kNvlsRead) are answered on the port they came in on, by the memory system rather
   // than the DMA queues; the port takes responses and DMA transactions in turn.
   void set_group_ports(const std::vector<int>& ports);
-  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag);
-  void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
-  void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
+  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag) override;
+  void on_delivery(DeliveryFn fn) override { on_delivery_ = std::move(fn); }
+  void on_sent(SentFn fn) override { on_sent_ = std::move(fn); }
   // Read `bytes` of `target`'s memory (memory semantics, UALink-style). A read request
   // (a control message without payload) travels to the target; when it has arrived the
   // target waits its read_turnaround (memory access) and its DMA sends the data back as a
@@ -97,7 +92,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
   // It and the NVLS read answers (memory_read) share the local memory, one serial server
   // at memory_bandwidth.
-  uint64_t reduce(uint64_t bytes);
+  uint64_t reduce(uint64_t bytes) override;
   uint64_t memory_read(uint64_t bytes);
 
   nlohmann::json stats_json(uint64_t now_ps) const override;

@@ -150,6 +150,7 @@ Schedule chain(const char* who, const CollParams& p, int first, RecvMode mode, i
 Schedule ring_allreduce_schedule(const CollParams& p, int domain_size) {
   RingParams rp{p.ranks, p.count, p.elem_bytes, p.channels, p.chunk_bytes};
   rp.loop_slices = p.loop_slices;
+  rp.rank_limit = p.rank_limit;
   if ((p.rings && !p.rings->empty()) || (domain_size > 0 && domain_size < p.ranks))
     return ring_allreduce(rp, channel_rings(p, domain_size));
   return ring_allreduce(rp);
