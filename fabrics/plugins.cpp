@@ -27,6 +27,7 @@ DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
 DeviceKind root_complex_kind();  // models/pcie/root_complex.cpp
 DeviceKind ethernet_switch_kind();  // models/ethernet/ethernet_switch.cpp
+DeviceKind ocs_kind();              // models/optics/ocs_kind.cpp
 DeviceKind uec_nic_kind();          // models/uec/uec_nic_kind.cpp
 DeviceKind roce_nic_kind();         // models/roce/roce_nic_kind.cpp
 // Workloads.
@@ -45,9 +46,11 @@ TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp
 TopologyKind multi_node_topology();     // fabrics/topologies/multi_node.cpp
 TopologyKind two_tier_topology();       // fabrics/topologies/two_tier.cpp
 TopologyKind explicit_topology();       // fabrics/topologies/explicit.cpp
+TopologyKind full_mesh_topology();      // fabrics/topologies/full_mesh.cpp
 TopologyKind fat_tree_topology();       // fabrics/topologies/fat_tree.cpp
 TopologyKind rail_optimized_topology(); // fabrics/topologies/rail_optimized.cpp
 TopologyKind dragonfly_topology();      // fabrics/topologies/dragonfly.cpp
+TopologyKind tpu_pod_topology();        // fabrics/topologies/tpu_pod.cpp
 }  // namespace topo
 
 void register_builtin_plugins() {
@@ -68,13 +71,16 @@ void register_builtin_plugins() {
     device_kinds().add(ethernet_switch_kind());
     device_kinds().add(uec_nic_kind());
     device_kinds().add(roce_nic_kind());
+    device_kinds().add(ocs_kind());
     topo::topologies().add(topo::switched_node_topology());
     topo::topologies().add(topo::multi_node_topology());
     topo::topologies().add(topo::two_tier_topology());
     topo::topologies().add(topo::explicit_topology());
+    topo::topologies().add(topo::full_mesh_topology());
     topo::topologies().add(topo::fat_tree_topology());
     topo::topologies().add(topo::rail_optimized_topology());
     topo::topologies().add(topo::dragonfly_topology());
+    topo::topologies().add(topo::tpu_pod_topology());
     workloads().add(allreduce_sweep_workload());
     workloads().add(collective_sweep_workload());
     workloads().add(ddp_step_workload());

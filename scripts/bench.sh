@@ -18,7 +18,10 @@
 #   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 10.1M
 #           packet-hops over 72 GPUs x 18 links, ~12 s (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
-# --quick skips pp1g. --only CASE runs just the named case(s). Times are for one AMD
+#   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
+#           1 GiB ring all-reduce (~30 s CPU, ~2.3 GiB) and one hierarchical (~2 s CPU);
+#           target < 60 s wall and < 8 GiB each (docs/fidelity.md)
+# --quick skips pp1g and flow16k. --only CASE runs just the named case(s). Times are for one AMD
 # EPYC (Zen 3) core; see docs/performance.md for recorded figures.
 # Targets (issue "Foundation"): full sweep <= 60 s wall on one core; per-packet
 # simulation >= 2M transaction-hops/s.
@@ -39,7 +42,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 for c in "${only[@]+"${only[@]}"}"; do
-  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m|eth) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m, eth)" >&2; exit 2 ;; esac
+  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m|eth|flow16k) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m, eth, flow16k)" >&2; exit 2 ;; esac
 done
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -69,6 +72,7 @@ selected() {
     return 1
   fi
   [ "$c" = pp1g ] && [ $quick -eq 1 ] && return 1
+  [ "$c" = flow16k ] && [ $quick -eq 1 ] && return 1
   return 0
 }
 
@@ -121,7 +125,7 @@ run_case() {
   fi
   summary+=("$(printf '%-6s wall %7s s  %8s M transaction-hops/s  %8s M packet-hops/s  %7s MiB' \
     "$name" "$wall" "$thps" "$phps" "$rss")")
-  eval "res_${name}_wall=$wall res_${name}_thps=$thps"
+  eval "res_${name}_wall=$wall res_${name}_thps=$thps res_${name}_rss=$rss"
 }
 
 echo "fabricsim bench: $(nproc) CPU(s), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(date -u '+%Y-%m-%d %H:%M UTC')"
@@ -166,6 +170,14 @@ if selected eth; then
   fi
 fi
 
+if selected flow16k; then
+  CONFIG=configs/rail_16k_h100_flow.yaml
+  run_case f16ring "flow level, 16,384 GPUs, 1 GiB ring all-reduce (target < 60 s wall, < 8 GiB)"
+  run_case f16hier "flow level, 16,384 GPUs, 1 GiB hierarchical all-reduce (target < 60 s wall, < 8 GiB)" \
+    --set workload.algorithm=hierarchical --set workload.chunk_bytes=8MiB
+  CONFIG=configs/dgx_h100.yaml
+fi
+
 echo
 echo "summary:"
 for s in "${summary[@]+"${summary[@]}"}"; do echo "  $s"; done
@@ -177,4 +189,10 @@ for c in pp1g pp64m nvl4m; do
   v=$(eval echo "\${res_${c}_thps:-}")
   [ -n "$v" ] || continue
   awk -v v="$v" -v c="$c" 'BEGIN{printf "  per-packet >= 2M transaction-hops/s (%s): %.2f M/s (%s)\n", c, v, (v >= 2 ? "met" : sprintf("NOT met: %.0f%% short", (1 - v / 2) * 100))}'
+done
+for c in f16ring f16hier; do
+  w=$(eval echo "\${res_${c}_wall:-}")
+  [ -n "$w" ] || continue
+  m=$(eval echo "\${res_${c}_rss:-}")
+  awk -v w="$w" -v m="$m" -v c="$c" 'BEGIN{printf "  flow level 16,384 GPUs (%s) < 60 s wall and < 8 GiB: %.2f s, %.0f MiB (%s)\n", c, w, m, (w < 60 && m < 8192 ? "met" : "NOT met")}'
 done

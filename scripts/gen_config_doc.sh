@@ -48,6 +48,8 @@ kind, default, unit and range is declared once, beside the model it configures.
 | `device_types` | yes | Map of device type name -> `{type: endpoint \| switch \| root_complex, ...}` with that type's parameters. |
 | `topology` | yes | `{type: switched_node \| multi_node \| explicit, ...}`: which devices exist and how their ports are linked. |
 | `workload` | yes | `{type: allreduce_sweep \| collective_sweep \| incast \| permutation, ...}`: what runs on the ranks (see "Workloads" below). |
+| `published` | no | Measured figures of the real system, for review: a list of `{source: TEXT, collective: NAME (what was measured: only runs of it compare), algorithm: NAME (optional: only rows of it compare), tolerance: PERCENT (optional), busbw_GBps: {SIZE: GB/s}, time_us: {SIZE: us}}` (at least one of the last two). Rows of a run of that collective are matched by size (and algorithm); the run prints `# published:` lines under the table (simulated vs published, error, inside or OUTSIDE the tolerance), results.json's `published` has every point with `simulated_*`, `*_error_pct` (simulated / published - 1) and `within_tolerance` (every quantity of the point inside the band), and `fabricsim report` plots and tabulates them. See "Published figures and assumptions" below. |
+| `assumptions` | no | Map of parameter key path (as in results.json `resolved_config`, e.g. `device_types.nvswitch3.speedup`) -> why it is an assumption. A path the config does not have is an error. Echoed into results.json `assumptions` and marked in the report's parameter tables. |
 
 Any other top-level key is an error (with the nearest known key as a hint). Inside every map,
 unknown keys, repeated keys, missing required keys and values of the wrong kind are errors;
@@ -71,6 +73,13 @@ to `spine<u mod spines>`, port `i * (uplinks_per_rail / spines) + u / spines`. R
 node-major; the node size is the domain of the hierarchical all-reduce and of the ring's
 rail-aligned orders (docs/collectives.md). configs/2x_dgx_h100_ib.yaml and
 configs/16x_dgx_h100_ib.yaml are complete examples.
+
+## Published figures and assumptions
+
+configs/dgx_h100.yaml shows both sections: the nccl-tests ring and NVLS figures at 8 GiB
+(tolerance 5%, the validation band of docs/validation.md) and a public size curve on a
+comparable 8-GPU NVLink4 system (times, tolerance 15%), and the parameters its header calls
+assumptions. A published value is never an input to the model: it is only compared against.
 
 ## Values and units
 

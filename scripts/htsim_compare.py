@@ -172,15 +172,21 @@ def run_htsim(ddir, name, flows, lb, out):
         subprocess.run(log_cmd, capture_output=True, text=True, cwd=d)
         a = subprocess.run([parse, os.path.join(d, "logout.dat"), "-ascii"], capture_output=True,
                            text=True).stdout
-        bufs, peak = {}, {}
+        peak = {}
         for line in a.splitlines():  # "T Type QUEUE_APPROX ID n Ev RANGE ... MaxQ q"
             f = line.split()
-            if len(f) > 7 and f[5] == "Ev" and f[6] == "OVERLOW":
-                bufs[f[4]] = int(f[-1])
-            elif len(f) > 7 and f[5] == "Ev" and f[6] == "RANGE":
+            if len(f) > 7 and f[5] == "Ev" and f[6] == "RANGE":
                 peak[f[4]] = max(peak.get(f[4], 0), int(f[-1]))
-        # The ToR downlink queues are the ones sized one BDP (475,136 B).
-        qpeak = max((v for k, v in peak.items() if bufs.get(k) == 475136), default=None)
+        # The queues of the ToR ports facing the receivers, by name in htsim's idmap.txt
+        # ("<id> LS<tor>->DST<host>(0)"): every switch queue is sized one BDP, so the size
+        # alone would also pick the ToR uplinks (LS->US) and the upper tiers.
+        want = {"LS%d->DST%d(0)" % (t // 4, t) for t in {f[1] for f in flows}}
+        ids = set()
+        for line in open(os.path.join(d, "idmap.txt")):
+            f = line.split(None, 1)
+            if len(f) == 2 and f[1].strip() in want:
+                ids.add(f[0])
+        qpeak = max((v for k, v in peak.items() if k in ids), default=None)
     # Packet-hops: data and its retransmissions cross each flow's path, acks and NACKs
     # come back along it (per flow, in proportion to its data).
     data_hops = sum((b + 4031) // 4032 * hops(s, t) for s, t, b in flows)

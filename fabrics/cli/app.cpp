@@ -12,6 +12,7 @@
 #include <systemc>
 
 #include "fabrics/cli/compare.h"
+#include "fabrics/cli/flow_run.h"
 #include "fabrics/cli/outcome.h"
 #include "fabrics/cli/output.h"
 #include "fabrics/cli/outputs.h"
@@ -185,6 +186,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
   // From here SIGINT, SIGTERM and the wall-clock limit stop the run cleanly (exit 4, or 2
   // for the limit) instead of killing it; the simulation reads the request between instants.
   const StopHandlers stop_handlers(double(spec.simulation.wall_limit_ps) * 1e-12);
+  if (spec.simulation.flow()) return run_flow(spec, o.out, o.quiet, o.outputs, join_args(args));
   std::filesystem::path out_dir;
   if (o.out) {
     out_dir = *o.out;
@@ -199,8 +201,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
   const bool is_auto = w.algorithm == "auto";
+  // auto, or a protocol chosen per size: the cost model picks (cost_model.h).
+  const bool choose = !w.is_training && (is_auto || w.protocol == "auto");
   AutoChooser chooser;
-  if (is_auto) chooser = make_auto_chooser(spec);
+  if (choose) chooser = make_auto_chooser(spec);
   const bool training = w.is_training;
   // Training workloads (fabrics/sim/training_run.h): jobs back to back instead of a size sweep.
   std::unique_ptr<TrainingWorkload> train;
@@ -234,20 +238,35 @@ int run(const Options& o, const std::vector<std::string>& args) {
   CollectiveSweep sweep("sweep", sys.engine(), n, jobs ? std::vector<uint64_t>{} : w.sizes(),
                         w.elem_bytes,
                         [&](uint64_t count) {
-                          coll::CollParams cp = w.coll_params(n, count);
-                          if (!is_auto)
-                            return coll::make_schedule(w.collective, w.algorithm, cp,
-                                                       spec.domain_size);
-                          // auto: the cheapest candidate, its slices, and its label in
-                          // the row ("hierarchical/4").
+                          if (!choose) {
+                            const coll::Protocol proto = coll::protocol_from_name(w.protocol);
+                            coll::CollParams cp = w.coll_params(n, count, w.algorithm, proto);
+                            cp.rings = &spec.rings;
+                            coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp,
+                                                                   spec.domain_size);
+                            s.protocol = proto;
+                            if (w.protocol_model())
+                              s.algorithm += std::string("/") + coll::protocol_name(proto);
+                            return s;
+                          }
+                          // The cheapest candidate with its slices and protocol, and its
+                          // label in the row ("hierarchical_nvls/4/simple").
                           const size_t c = chooser.pick(double(count) * w.elem_bytes);
+                          coll::CollParams cp =
+                              w.coll_params(n, count, chooser.names[c], chooser.protos[c]);
                           cp.slices = chooser.slices[c];
+                          cp.rings = &spec.rings;
                           coll::Schedule s = coll::make_schedule(w.collective, chooser.names[c],
                                                                  cp, spec.domain_size);
+                          s.protocol = chooser.protos[c];
                           s.algorithm = chooser.label(c);
                           return s;
                         },
-                        spec.simulation.functional ? algo : nullptr, w.root);
+                        spec.simulation.functional ? algo : nullptr, w.root,
+                        CollectiveSweep::Fabric{
+                            [] { return PacketPool::global().outstanding() > 0; },
+                            [&sys] { return sys.idle_at(); },
+                            [&sys] { sys.reset_dynamic_state(); }});
   if (FaultManager* f = sys.faults()) {
     f->set_done([&sweep, &runner] { return sweep.finished() && (!runner || runner->finished()); });
     if (!jobs) sweep.set_on_finished([f] { f->workload_done(); });
@@ -372,6 +391,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
       std::snprintf(line, sizeof line, "# Ceiling busbw        : %s\n",
                     ceiling.limited_by.empty() ? "none (no traffic)" : ceiling.limited_by.c_str());
     std::cout << line;
+    print_published(std::cout, compare_published(spec.published, spec.workload.collective, compared_rows(rows)));
     if (retry.crc_errors || retry.replay_stall_ps) {
       char buf[400];
       std::snprintf(buf, sizeof buf,
@@ -400,7 +420,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
                        {"replay_stall_ps", retry.replay_stall_ps}};
     if (!jobs) j["ceiling"] = ceiling_json(ceiling);
     if (sys.faults()) j["faults"] = sys.faults()->json(windows);
-    if (is_auto) j["auto_cost_model"] = chooser.to_json();
+    if (choose) j["auto_cost_model"] = chooser.to_json();
     if (train) {  // training rows replace the sweep's; units per column
       j["workload"] = w.type;
       j["collective"] = nullptr;  // several collectives; the table's notes name them
@@ -416,6 +436,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["units"] = traffic->units_json();
       j["traffic"] = traffic->summary_json();
     }
+    // Energy of every row (a size or a training step): the windows the rows ran in.
+    if (!traffic)
+      for (size_t r = 0; r < j["rows"].size() && r < obs->windows().size(); ++r)
+        j["rows"][r]["energy"] = energy_json(spec, *obs, r);
     const std::filesystem::path file = out_dir / "results.json";
     write_file_atomic(file.string(), json_text(structured_results(j, *obs, jobs)));
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";

@@ -52,9 +52,7 @@ std::string progress_text(const SystemSpec& spec, const CollectiveSweep& sweep,
   return s;
 }
 
-void report_unfinished(const SystemSpec& spec, const System& sys, const CollectiveSweep& sweep,
-                       const JobRunner* runner, uint64_t now_ps, bool pending) {
-  const std::string progress = progress_text(spec, sweep, runner);
+void report_stop(const SystemSpec& spec, const std::string& progress, uint64_t now_ps) {
   const std::string at = " at simulated time " + us_text(now_ps);
   switch (stop_reason()) {
     case StopReason::kInterrupt:
@@ -70,6 +68,13 @@ void report_unfinished(const SystemSpec& spec, const System& sys, const Collecti
                        "smaller system");
     case StopReason::kNone: break;
   }
+}
+
+void report_unfinished(const SystemSpec& spec, const System& sys, const CollectiveSweep& sweep,
+                       const JobRunner* runner, uint64_t now_ps, bool pending) {
+  const std::string progress = progress_text(spec, sweep, runner);
+  const std::string at = " at simulated time " + us_text(now_ps);
+  report_stop(spec, progress, now_ps);
   // Faults that cut the workload off or lost its data explain a run that starves, and one
   // that runs into the time limit with ranks cut off (NIC transports keep retrying).
   if (const FaultManager* f = sys.faults()) {

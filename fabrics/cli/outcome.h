@@ -22,6 +22,10 @@ namespace fabricsim {
 std::string progress_text(const SystemSpec& spec, const CollectiveSweep& sweep,
                           const JobRunner* runner);
 
+// Throws Interrupted (SIGINT, SIGTERM) or the wall-limit InputError if the run was stopped;
+// returns otherwise. `progress`: progress_text of the run.
+void report_stop(const SystemSpec& spec, const std::string& progress, uint64_t now_ps);
+
 // Throws the error that explains an unfinished run (above). `pending`: the kernel still
 // had events (sc_pending_activity()) when it returned at `now_ps`.
 [[noreturn]] void report_unfinished(const SystemSpec& spec, const System& sys,

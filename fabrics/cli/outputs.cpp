@@ -174,6 +174,26 @@ nlohmann::json window_json(const Observation& obs, size_t w) {
   return j;
 }
 
+nlohmann::json energy_json(const SystemSpec& spec, const Observation& obs, size_t w) {
+  const WindowStats& ws = obs.windows().at(w);
+  const topo::Graph& g = spec.graph;
+  double links = 0, devices = 0, stat = 0;
+  for (size_t i = 0; i < ws.ports.size(); ++i) {
+    const PortInfo& p = obs.ports()[i];
+    const double bits = 8.0 * double(ws.ports[i].value("tx_wire_bytes", uint64_t(0)));
+    links += bits * spec.link_types.at(p.link_type).energy_pj_per_bit * 1e-12;
+    const DeviceType& t = spec.type_of(g.by_name.at(p.device));
+    if (t.kind->power) devices += bits * t.kind->power(t).pj_per_bit * 1e-12;
+  }
+  const double seconds = double(ws.end_ps - ws.start_ps) * 1e-12;
+  for (size_t d = 0; d < g.devices.size(); ++d) {
+    const DeviceType& t = spec.type_of(int(d));
+    if (t.kind->power) stat += t.kind->power(t).static_w * seconds;
+  }
+  return {{"links_J", links}, {"devices_J", devices}, {"static_J", stat},
+          {"total_J", links + devices + stat}};
+}
+
 namespace {
 
 // A json (sorted keys) as an ordered_json with the same content, without a text round trip.

@@ -47,6 +47,12 @@ nlohmann::json window_json(const Observation& obs, size_t window);
 nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
                                           bool training);
 
+// The energy of window `w` (docs/optical.md, "Energy"), in joules: every port's wire bits
+// at its link type's energy_per_bit (links_J), the same bits at their device's
+// energy_per_bit (devices_J), every device's static power over the window (static_J), and
+// their sum (total_J).
+nlohmann::json energy_json(const SystemSpec& spec, const Observation& obs, size_t w);
+
 // Writes `text` to `path` through a temporary file and a rename, so that a reader never
 // sees half a file. Throws InputError naming the path on failure.
 void write_file(const std::filesystem::path& path, const std::string& text);

@@ -8,6 +8,7 @@
 
 #include <systemc>
 
+#include "models/core/run_control.h"
 #include "models/core/types.h"
 
 namespace fabricsim {
@@ -80,6 +81,7 @@ void simulate(uint64_t time_limit_ps, const ProgressMode& mode,
     sc_core::sc_start(sc_time::from_value(step), sc_core::SC_EXIT_ON_STARVATION);
     const auto s1 = clock::now();
     if (!sc_core::sc_pending_activity()) break;  // starved: the run is over
+    if (stop_requested()) break;  // SIGINT, SIGTERM or the wall-clock limit stopped the kernel
     const double took = std::chrono::duration<double>(s1 - s0).count();
     slice_ps = std::clamp(slice_ps * (took > 0 ? 0.2 / took : 4.0), 1e3, slice_ps * 4);
     const double since = std::chrono::duration<double>(s1 - last_print).count();

@@ -152,7 +152,26 @@ nlohmann::json report_system(const nlohmann::json& r, const std::string& label,
   s["heatmap"] = {{"ports", hp}, {"values", hv}};
   nlohmann::json params = nlohmann::json::array();
   flatten(r["resolved_config"], "", params);
+  // Each parameter marked with why it is an assumption, when the config says it is one.
+  std::map<std::string, std::string> why;
+  for (const nlohmann::json& a : r.value("assumptions", nlohmann::json::array()))
+    if (a.is_object() && a.contains("key") && a.contains("why"))
+      why[a["key"].get<std::string>()] = a["why"].get<std::string>();
+  for (nlohmann::json& p : params) {
+    const auto it = why.find(p[0].get<std::string>());
+    p.push_back(it == why.end() ? nlohmann::json() : nlohmann::json(it->second));
+  }
   s["params"] = params;
+  s["assumptions"] = why.size();
+  // Published curves that apply to this run: any algorithm, or one of its rows'.
+  nlohmann::json pub = nlohmann::json::array();
+  for (const nlohmann::json& c : r.value("published", nlohmann::json::array())) {
+    bool applies = !c.contains("algorithm") || c["algorithm"].is_null();
+    for (const nlohmann::json& row : r["rows"])
+      applies = applies || row.value("algorithm", "") == c["algorithm"];
+    if (applies) pub.push_back(c);
+  }
+  s["published"] = pub;
   return s;
 }
 

@@ -1,8 +1,11 @@
 #include "fabrics/cli/results.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "models/collectives/algorithms.h"
+#include "models/core/units.h"
 
 namespace fabricsim {
 
@@ -85,6 +88,48 @@ void print_cost(std::ostream& os, const RunCost& c) {
   os << buf;
 }
 
+std::vector<ComparedRow> compared_rows(const std::vector<RowResult>& rows) {
+  std::vector<ComparedRow> out;
+  for (const RowResult& r : rows) out.push_back({r.bytes, r.algorithm, r.busbw_GBps, r.time_us});
+  return out;
+}
+
+void print_published(std::ostream& os, const nlohmann::json& published) {
+  char line[256];
+  for (const nlohmann::json& c : published) {
+    // Only points that a row of this run matches (the JSON keeps them all).
+    const auto matched = [](const nlohmann::json& p) {
+      return (p.contains("simulated_busbw_GBps") && !p["simulated_busbw_GBps"].is_null()) ||
+             (p.contains("simulated_time_us") && !p["simulated_time_us"].is_null());
+    };
+    if (std::none_of(c["points"].begin(), c["points"].end(), matched)) continue;
+    os << "# published: " << c["source"].get<std::string>()
+       << (c["algorithm"].is_null() ? "" : " (" + c["algorithm"].get<std::string>() + " rows)") << "\n";
+    for (const nlohmann::json& p : c["points"]) {
+      const std::string size = format_bytes(p["size_bytes"].get<uint64_t>());
+      for (const auto& [key, sim, error, unit] :
+           {std::tuple{"busbw_GBps", "simulated_busbw_GBps", "busbw_error_pct", "GB/s busbw"},
+            std::tuple{"time_us", "simulated_time_us", "time_error_pct", "us"}}) {
+        if (!p.contains(key)) continue;
+        if (p[sim].is_null()) continue;
+        {
+          const double e = p[error].get<double>();
+          std::string band;
+          if (!c["tolerance_pct"].is_null()) {
+            const double t = c["tolerance_pct"].get<double>();
+            char b[64];
+            std::snprintf(b, sizeof b, ", %s %g%%", p.value("within_tolerance", true) ? "within" : "OUTSIDE", t);
+            band = b;
+          }
+          std::snprintf(line, sizeof line, "#   %8s  simulated %10.2f vs published %10.2f %s (%+.1f%%%s)\n",
+                        size.c_str(), p[sim].get<double>(), p[key].get<double>(), unit, e, band.c_str());
+        }
+        os << line;
+      }
+    }
+  }
+}
+
 nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>& rows,
                             const nlohmann::json& stats, const nlohmann::json& checks,
                             const RunCost& c, const std::string& command_line) {
@@ -112,6 +157,10 @@ nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>
     jr.push_back(x);
   }
   j["rows"] = jr;
+  j["published"] = compare_published(spec.published, spec.workload.collective, compared_rows(rows));
+  nlohmann::json ja = nlohmann::json::array();
+  for (const Assumption& a : spec.assumptions) ja.push_back({{"key", a.key}, {"why", a.why}});
+  j["assumptions"] = ja;
   j["checks"] = checks;
   j["stats"] = stats;
   // Everything that varies between identical runs lives here and only here.

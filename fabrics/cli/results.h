@@ -43,6 +43,10 @@ struct RunCost {
 std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<SweepRow>& rows);
 void print_table(std::ostream& os, const SystemSpec& spec, const std::vector<RowResult>& rows);
 void print_cost(std::ostream& os, const RunCost& cost);
+// The rows as the published-figure comparison sees them (fabrics/systems/references.h).
+std::vector<ComparedRow> compared_rows(const std::vector<RowResult>& rows);
+// "# published: SOURCE" and a line per point: simulated vs published, error, tolerance band.
+void print_published(std::ostream& os, const nlohmann::json& published);
 nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>& rows,
                             const nlohmann::json& stats, const nlohmann::json& checks,
                             const RunCost& cost, const std::string& command_line);

@@ -231,4 +231,14 @@ uint64_t System::messages_in_flight() const {
   return n;
 }
 
+uint64_t System::idle_at() const {
+  uint64_t t = 0;
+  for (const auto& d : devices_) t = std::max(t, d->idle_at());
+  return t;
+}
+
+void System::reset_dynamic_state() {
+  for (const auto& d : devices_) d->reset_dynamic_state();
+}
+
 }  // namespace fabricsim

@@ -36,6 +36,10 @@ class System {
   uint64_t payload_sourced() const;
   uint64_t payload_sunk() const;
   uint64_t messages_in_flight() const;
+  // Independent measurements (DeviceModel::idle_at, reset_dynamic_state): when every
+  // device is idle once no packet is in flight, and the reset of them all.
+  uint64_t idle_at() const;
+  void reset_dynamic_state();
   // Lossy fabrics: what every device injected, received, dropped, trimmed, retransmitted.
   PacketLedger ledger() const;
   // Ports whose transmitter waits for credits, oldest wait first (at most `max`), as

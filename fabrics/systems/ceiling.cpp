@@ -44,7 +44,8 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   const int n = int(spec.ranks.size());
   Ceiling c;
   if (n < 2) return c;
-  const coll::CollParams cp = w.coll_params(n, uint64_t(n) * uint64_t(w.channels) * 4096);
+  coll::CollParams cp = w.coll_params(n, uint64_t(n) * uint64_t(w.channels) * 4096);
+  cp.rings = &spec.rings;
   // The bound counts point-to-point sends: `auto` (a different schedule per size) and the
   // in-switch nvls algorithms (no sends; docs/models.md derives their bound) get none.
   if (w.algorithm == "auto" || coll::uses_nvls_switches(w.algorithm)) {

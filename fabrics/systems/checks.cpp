@@ -1,10 +1,12 @@
 #include "fabrics/systems/checks.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <set>
 
 #include "fabrics/systems/estimate.h"
+#include "fabrics/systems/rings.h"
 #include "fabrics/topologies/graph.h"
 #include "models/collectives/algorithms.h"
 #include "models/core/text.h"
@@ -63,10 +65,13 @@ void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
 // One device of the system as its kind's check sees it.
 class Check final : public DeviceCheck {
  public:
-  // `links`: the indices of the links attached to `device`, in declaration order.
-  Check(const SystemSpec& s, const SpecSources& src, int device, const std::vector<size_t>& links)
+  // links_of: the indices of the links at `device`, in link order (one entry per end).
+  Check(const SystemSpec& s, const SpecSources& src, int device, const std::vector<size_t>& links_of)
       : s_(s), src_(src), dev_(s.graph.devices[device]) {
-    for (size_t i : links) {
+    size_t last = SIZE_MAX;
+    for (size_t i : links_of) {
+      if (i == last) continue;  // a link from the device to itself: both ends below
+      last = i;
       const topo::Link& l = s.graph.links[i];
       for (int side = 0; side < 2; ++side) {
         const topo::LinkEnd& me = side ? l.b : l.a;
@@ -100,15 +105,53 @@ class Check final : public DeviceCheck {
   std::vector<const YAML::Node*> sites_;
 };
 
+// True when one connected set of forwarding devices (switches) is linked to every rank:
+// then every rank reaches every other, and no schedule needs probing. O(devices + links),
+// where the probe below costs a routes table of devices x endpoints and the workload's
+// whole schedule (ring: O(ranks^2) ops), which large systems cannot afford.
+bool all_ranks_share_a_fabric(const SystemSpec& s) {
+  const topo::Graph& g = s.graph;
+  std::vector<int> parent(g.devices.size());
+  for (size_t i = 0; i < parent.size(); ++i) parent[i] = int(i);
+  const auto find = [&](int x) {
+    while (parent[size_t(x)] != x) x = parent[size_t(x)] = parent[size_t(parent[size_t(x)])];
+    return x;
+  };
+  for (const topo::Link& l : g.links)
+    if (g.devices[size_t(l.a.device)].forwards && g.devices[size_t(l.b.device)].forwards)
+      parent[size_t(find(l.a.device))] = find(l.b.device);
+  // Candidates: the components the first rank is linked to; keep those every rank touches.
+  std::vector<int> common;
+  for (size_t r = 0; r < s.ranks.size(); ++r) {
+    const int e = g.endpoints[size_t(s.ranks[r])];
+    std::vector<int> mine;
+    for (int p = 0; p < g.devices[size_t(e)].ports; ++p) {
+      const topo::LinkEnd nb = g.peer(e, p);
+      if (nb.device >= 0 && g.devices[size_t(nb.device)].forwards) mine.push_back(find(nb.device));
+    }
+    if (r == 0) {
+      common = mine;
+    } else {
+      std::vector<int> keep;
+      for (int c : common)
+        if (std::find(mine.begin(), mine.end(), c) != mine.end()) keep.push_back(c);
+      common.swap(keep);
+    }
+    if (common.empty()) return false;
+  }
+  return true;
+}
+
 // Every pair of ranks the workload's schedule talks over must be connected. When every
 // rank can reach every other (the usual case) there is nothing to probe; otherwise build
 // the schedule for a small size and check each sender reaches each receiver, so that the
-// message names a pair the workload needs. Reachability is by components (topo::reach):
+// message names a pair the workload needs. Reachability is by components (topo::Reach):
 // linear in the graph, where full routes are devices x endpoints.
 void check_reachable(const SystemSpec& s, const SpecSources& src) {
   const WorkloadSpec& w = s.workload;
   const size_t n = s.ranks.size();
   const bool is_auto = w.algorithm == "auto" && !w.is_training;
+  if (all_ranks_share_a_fabric(s)) return;
   const topo::Reach reach(s.graph);
   if (w.is_traffic) {  // the flows' own pairs
     for (const Flow& f : w.flows) {
@@ -128,16 +171,21 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
   for (size_t r = 1; r < n && all; ++r)
     all = reach.connected(s.graph.endpoints[s.ranks[0]], s.graph.endpoints[s.ranks[r]]);
   if (all) return;
-  const coll::CollParams cp = w.coll_params(int(n), 4 * n * uint64_t(w.channels));
+  coll::CollParams cp = w.coll_params(int(n), 4 * n * uint64_t(w.channels));
+  cp.rings = &s.rings;
   // Training workloads talk over arbitrary rank pairs: probe every pair. auto may choose
-  // any algorithm of the collective: every candidate must be routable.
+  // any of its candidates (NCCL's algorithms of the collective, cost_model.cpp): every
+  // candidate must be routable.
   std::vector<std::string> algos{w.algorithm};
   if (is_auto) {
     algos.clear();
-    for (const std::string& a : coll::algorithms_for(w.collective))
+    for (const std::string& a : coll::algorithms_for(w.collective)) {
+      const coll::AlgoInfo& info = coll::algo_info(w.collective, a);
+      if (info.torus ? w.torus.empty() : !info.nccl) continue;  // as auto
       if (!coll::uses_nvls_switches(a) ||
           std::find(s.auto_in_switch.begin(), s.auto_in_switch.end(), a) != s.auto_in_switch.end())
         algos.push_back(a);
+    }
   }
   if (w.is_training) algos = {"direct"};
   for (const std::string& algo : algos) {
@@ -183,16 +231,15 @@ ReplayNeed replay_need(const SystemSpec& s, const LinkParams& l) {
 
 void check_system(SystemSpec& s, const SpecSources& src) {
   check_link_buffers(s, src);
-  // Each device's links, gathered once: linear in the links, not devices x links.
-  std::vector<std::vector<size_t>> attached(s.graph.devices.size());
+  // Each device's links, in link order: O(links) instead of a scan of every link per device.
+  std::vector<std::vector<size_t>> links_of(s.graph.devices.size());
   for (size_t i = 0; i < s.graph.links.size(); ++i) {
-    const topo::Link& l = s.graph.links[i];
-    attached[size_t(l.a.device)].push_back(i);
-    if (l.b.device != l.a.device) attached[size_t(l.b.device)].push_back(i);
+    links_of[size_t(s.graph.links[i].a.device)].push_back(i);
+    links_of[size_t(s.graph.links[i].b.device)].push_back(i);
   }
   for (size_t d = 0; d < s.graph.devices.size(); ++d) {
     const DeviceKind& kind = *s.type_of(int(d)).kind;
-    if (kind.check) kind.check(Check(s, src, int(d), attached[d]));
+    if (kind.check) kind.check(Check(s, src, int(d), links_of[d]));
   }
   const WorkloadSpec& w = s.workload;
   const size_t n = s.ranks.size();
@@ -227,8 +274,10 @@ void check_system(SystemSpec& s, const SpecSources& src) {
       }
       s.auto_in_switch.push_back(a);
     }
-  // Before anything that grows with the system (the reachability probe, elaboration).
+  // Before anything that grows with the system (the rings, the reachability probe,
+  // elaboration).
   check_resources(s, src);
+  if (!w.is_training) s.rings = topology_rings(s);
   check_reachable(s, src);
 }
 

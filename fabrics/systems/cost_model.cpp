@@ -10,6 +10,7 @@
 #include "models/collectives/algorithms.h"
 #include "models/core/errors.h"
 #include "models/core/packet.h"
+#include "models/endpoint/endpoint_params.h"
 #include "models/nvlink/nvls_params.h"
 #include "models/switch/switch_params.h"
 
@@ -65,7 +66,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
         if (const SwitchParams* sp = spec.type_of(dev).find<SwitchParams>("switch_frame"))
           t += double(sp->pipeline_latency_ps) * 1e-12;
       }
-      path[s][d] = coll::PathCost{trips * t, it->second};
+      path[s][d] = coll::PathCost{trips * t, it->second, t};
     }
   }
   // The in-switch path of every rank: its links into NVLS switches (one port group; the
@@ -140,10 +141,51 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     np.store_alpha_s = ser(PacketKind::kNvlsMcast, one) + lat + pipe +      // store up
                        engine(nv.multicast_Bps) +                      // multicast
                        ser(PacketKind::kNvlsData, one) + lat;               // replica down
+    np.reduce_alpha_s += sec(nv.latency_ps);
+    np.store_alpha_s += sec(nv.latency_ps);
+    if (w.protocol_model()) {
+      // NVLS's own fences and flags (engine.h): a reduction's handshake; a store's fence
+      // on its own replica, then its flag's multicast and the members' poll.
+      const EndpointParams& gpu = *spec.type_of(sdev).find<EndpointParams>("endpoint");
+      const double fence = sec(gpu.fence_latency_ps), poll = sec(gpu.flag_latency_ps);
+      np.reduce_alpha_s += fence + poll;
+      np.store_alpha_s = 2.0 * np.store_alpha_s + fence + poll;
+    }
   }
   coll::FabricCosts f;
   f.ranks = n;
   f.domain_size = spec.domain_size;
+  f.rings = &spec.rings;
+  if (w.protocol_model() && n > 0) {
+    // The GPU protocol model's costs, from rank 0's GPU (the shipped systems' ranks are
+    // alike) and the workload: per protocol the trips and GPU sync of a dependent step,
+    // the wire bytes per data byte and a channel's pass rate.
+    const int dev0 = g.endpoints[spec.ranks[0]];
+    const EndpointParams& gpu = *spec.type_of(dev0).find<EndpointParams>("endpoint");
+    f.protocol_model = true;
+    f.base_s = double(w.sync.launch_latency_ps + w.sync.completion_latency_ps) * 1e-12;
+    // LL's small stores against full packets on the rank's first link.
+    double ll_store = 1.0;
+    const std::vector<int>& to1 = routes[dev0][spec.ranks[n > 1 ? 1 : 0]];
+    if (gpu.ll_store_bytes > 0 && !to1.empty()) {
+      const LinkParams& lp = *link_of.at({dev0, to1.front()});
+      const uint32_t st = std::min<uint32_t>(gpu.ll_store_bytes, lp.packet_payload);
+      ll_store = lp.framing->efficiency(lp.packet_payload) / lp.framing->efficiency(st);
+    }
+    for (coll::Protocol p : {coll::Protocol::kSimple, coll::Protocol::kLL, coll::Protocol::kLL128}) {
+      coll::ProtocolCosts& pc = f.protocols[int(p)];
+      pc.line_factor = 1.0 / coll::protocol_efficiency(p);
+      pc.wire_factor = pc.line_factor * (p == coll::Protocol::kLL ? ll_store : 1.0);
+      pc.channel_Bps = double(gpu.channel_bps[int(p)]) / 8.0;
+      if (p == coll::Protocol::kSimple) {
+        pc.trips = 3;
+        pc.sync_s = sec(gpu.fence_latency_ps + gpu.flag_latency_ps);
+      } else {
+        pc.trips = 1;
+        pc.sync_s = sec(p == coll::Protocol::kLL ? gpu.flag_latency_ps : gpu.ll128_flag_latency_ps);
+      }
+    }
+  }
   f.path = [path](int s, int d) { return path[s][d]; };
   f.group_Bps = [rate](int r, int grp) { return rate[r][grp]; };
   f.nvls = std::move(nvls);
@@ -151,22 +193,44 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
   return f;
 }
 
+double AutoChooser::time_s(size_t i, double bytes) const {
+  if (!protocol_model) return costs[i].time_s(bytes);
+  const uint64_t count = uint64_t(bytes) / elem_bytes;
+  const coll::CollParams cp = workload.coll_params(ranks, count, names[i], protos[i]);
+  return costs[i].time_s(bytes, cp.channels, double(cp.chunk_bytes));
+}
+
 size_t AutoChooser::pick(double bytes) const {
   size_t best = 0;
-  for (size_t i = 1; i < costs.size(); ++i)
-    if (costs[i].time_s(bytes) < costs[best].time_s(bytes)) best = i;
+  double best_t = time_s(0, bytes);
+  for (size_t i = 1; i < costs.size(); ++i) {
+    const double t = time_s(i, bytes);
+    if (t < best_t) {
+      best = i;
+      best_t = t;
+    }
+  }
   return best;
 }
 
 std::string AutoChooser::label(size_t i) const {
-  return slices[i] > 1 ? names[i] + "/" + std::to_string(slices[i]) : names[i];
+  std::string l = slices[i] > 1 ? names[i] + "/" + std::to_string(slices[i]) : names[i];
+  if (protocol_model) l += std::string("/") + coll::protocol_name(protos[i]);
+  return l;
 }
 
 nlohmann::json AutoChooser::to_json() const {
   nlohmann::json j = nlohmann::json::object();
-  for (size_t i = 0; i < names.size(); ++i)
-    j[label(i)] = {{"latency_us", costs[i].latency_s * 1e6},
-                   {"GBps", costs[i].s_per_byte > 0 ? 1e-9 / costs[i].s_per_byte : 0.0}};
+  for (size_t i = 0; i < names.size(); ++i) {
+    nlohmann::json c = {{"latency_us", costs[i].latency_s * 1e6},
+                        {"GBps", costs[i].s_per_byte > 0 ? 1e-9 / costs[i].s_per_byte : 0.0}};
+    if (protocol_model) {
+      c["base_us"] = costs[i].base_s * 1e6;
+      c["step_sync_us"] = costs[i].piece_sync_s * 1e6;
+      c["stream_steps"] = costs[i].stream_steps;
+    }
+    j[label(i)] = c;
+  }
   return j;
 }
 
@@ -174,23 +238,53 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
   const WorkloadSpec& w = spec.workload;
   const coll::FabricCosts f = fabric_costs(spec);
   AutoChooser a;
-  for (const std::string& name : coll::algorithms_for(w.collective)) {
-    // In-switch algorithms are candidates where the system runs them (the same checks as
-    // naming them: SystemSpec::auto_in_switch).
-    if (coll::uses_nvls_switches(name) &&
-        std::find(spec.auto_in_switch.begin(), spec.auto_in_switch.end(), name) ==
-            spec.auto_in_switch.end())
-      continue;
+  a.protocol_model = w.protocol_model();
+  a.workload = w;
+  a.ranks = int(spec.ranks.size());
+  a.elem_bytes = w.elem_bytes;
+  // Algorithms: the named one, or (auto) NCCL's for the collective, the in-switch ones
+  // where the system runs them (the same checks as naming them: auto_in_switch).
+  std::vector<std::string> algos{w.algorithm};
+  if (w.algorithm == "auto") {
+    algos.clear();
+    for (const std::string& name : coll::algorithms_for(w.collective)) {
+      // NCCL's algorithms; torus algorithms where the topology declares a torus.
+      const coll::AlgoInfo& info = coll::algo_info(w.collective, name);
+      if (info.torus ? w.torus.empty() : !info.nccl) continue;
+      if (coll::uses_nvls_switches(name) &&
+          std::find(spec.auto_in_switch.begin(), spec.auto_in_switch.end(), name) ==
+              spec.auto_in_switch.end())
+        continue;
+      algos.push_back(name);
+    }
+  }
+  // Protocols: the named one, or (auto) Simple, LL and, where every rank allows it, LL128;
+  // the in-switch algorithms run Simple only (as NCCL's NVLS).
+  bool ll128 = true;
+  for (int id : spec.ranks) {
+    const EndpointParams* e =
+        spec.type_of(spec.graph.endpoints[id]).find<EndpointParams>("endpoint");
+    ll128 = ll128 && e && e->ll128;
+  }
+  for (const std::string& name : algos) {
+    std::vector<coll::Protocol> protos{coll::Protocol::kSimple};
+    if (w.protocol != "auto") protos = {coll::protocol_from_name(w.protocol)};
+    else if (!coll::uses_nvls_switches(name)) {
+      protos.push_back(coll::Protocol::kLL);
+      if (ll128) protos.push_back(coll::Protocol::kLL128);
+    }
     // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
     const int channels = name == "ring" ? w.channels : 1;
-    const bool sliced = name == "hierarchical" || name == "hierarchical_nvls";
-    for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{1}) {
-      a.names.push_back(name);
-      a.slices.push_back(m);
-      a.costs.push_back(
-          coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, m));
-    }
+    const bool sliced = coll::has_levels(w.collective, name) && w.algorithm == "auto";
+    for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices})
+      for (coll::Protocol p : protos) {
+        a.names.push_back(name);
+        a.slices.push_back(m);
+        a.protos.push_back(p);
+        a.costs.push_back(
+            coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, m, p));
+      }
   }
   return a;
 }

@@ -22,15 +22,25 @@ namespace fabricsim {
 // NVLS switch its engines' rates (nvls_reduce_bandwidth, nvls_multicast_bandwidth).
 coll::FabricCosts fabric_costs(const SystemSpec& spec);
 
-// The auto choice: candidate costs and the pick per size. A candidate is an algorithm
-// and, for hierarchical and hierarchical_nvls, a number of slices (1, 2, 4 or 8: auto
-// chooses the pipelining across levels too); its label is the name, with "/M" for M > 1
-// slices. The in-switch algorithms (nvls, hierarchical_nvls) are candidates only where
-// the system runs them (SystemSpec::auto_in_switch).
+// The auto choice (algorithm: auto, or protocol: auto): candidate costs and the pick per
+// size. A candidate is an algorithm (the named one, or with algorithm: auto every one NCCL
+// has, AlgoInfo::nccl) and, for hierarchical_nvls under auto, a number of slices (1, 2, 4
+// or 8: auto chooses the pipelining across levels too); its label is the name, with "/M"
+// for M > 1 slices. The in-switch algorithms (nvls, hierarchical_nvls) are candidates only
+// where the system runs them (SystemSpec::auto_in_switch).
+// With protocol: auto (the protocol model) a candidate is also a protocol, and its time at a
+// size uses the channels and pieces the library would use there (WorkloadSpec::
+// coll_params); its label ends in "/simple", "/ll" or "/ll128".
 struct AutoChooser {
   std::vector<std::string> names;
   std::vector<int> slices;  // CollParams::slices per candidate
+  std::vector<coll::Protocol> protos;
   std::vector<coll::AlgoCost> costs;
+  bool protocol_model = false;
+  WorkloadSpec workload;    // channels and pieces per size
+  int ranks = 0;
+  uint32_t elem_bytes = 1;
+  double time_s(size_t i, double bytes) const;  // candidate i's predicted time
   // Index of the cheapest candidate for `bytes` (first one on ties).
   size_t pick(double bytes) const;
   std::string label(size_t i) const;

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "models/core/units.h"
+#include "models/endpoint/endpoint_params.h"
 
 namespace fabricsim {
 
@@ -94,9 +95,45 @@ std::string ResourceEstimate::text() const {
          hops + " transaction-hops (~" + wall_text(wall_s) + " of wall time)";
 }
 
+namespace {
+
+// The flow level: no port or device models, no routes table, no packets; schedules and
+// flows of one period of ranks when the run is folded (assumed: a period of two nodes, as
+// the rail-aligned ring; a fold that fails at run time builds every rank's, and the
+// address-space limit stops it).
+ResourceEstimate estimate_flow(const SystemSpec& s, const WorkloadCost& w) {
+  using namespace cost;
+  const topo::Graph& g = s.graph;
+  const double n = double(std::max<size_t>(1, s.ranks.size()));
+  double simulated = n;
+  if (s.simulation.flow_fold && s.domain_size > 0) simulated = std::min(n, 2.0 * s.domain_size);
+  const double share = simulated / n;
+  const double hops = mean_hops(s);
+  ResourceEstimate e;
+  e.parts = {{"links", double(g.links.size()) * kFlowLinkBytes},
+             {"schedules", w.schedule_ops * kOpBytes * share},
+             {"paths", std::min(w.messages * share, simulated * n) * hops * kFlowPathBytes},
+             {"functional buffers", w.data_bytes}};
+  std::stable_sort(e.parts.begin(), e.parts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  e.memory_bytes = kBaseBytes;
+  for (const auto& p : e.parts) e.memory_bytes += p.second;
+  e.transaction_hops = w.messages * share * hops;
+  e.wall_s = e.transaction_hops / kFlowHopsPerWallSecond;
+  return e;
+}
+
+}  // namespace
+
 ResourceEstimate estimate_resources(const SystemSpec& s) {
   using namespace cost;
   const topo::Graph& g = s.graph;
+  if (s.simulation.flow()) {
+    WorkloadCost w;
+    if (const WorkloadKind* k = workloads().find(s.workload.type); k && k->estimate)
+      w = k->estimate(s);
+    return estimate_flow(s, w);
+  }
   ResourceEstimate e;
   double ports = 0, models = 0, packets = 0;
   for (size_t d = 0; d < g.devices.size(); ++d) {
@@ -141,8 +178,16 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   const double packet = min_payload < 1e18 ? min_payload : 1;
   const double big_txn = agg > packet ? double(agg) : packet;
   const double per_message = 1 + (wl.sync.fence_flag ? 2 : 0);
+  // Protocol ll's stores reach the link in packets of the ranks' ll_store_bytes.
+  double ll_packet = packet;
+  if (!s.ranks.empty())
+    if (const EndpointParams* ep =
+            s.type_of(g.endpoints[size_t(s.ranks[0])]).find<EndpointParams>("endpoint");
+        ep && ep->ll_store_bytes)
+      ll_packet = std::min(packet, double(ep->ll_store_bytes));
   e.transaction_hops = (w.aggregated_bytes / big_txn +
-                        (w.payload_bytes - w.aggregated_bytes) / packet + w.messages * per_message) *
+                        (w.payload_bytes - w.aggregated_bytes - w.ll_bytes) / packet +
+                        w.ll_bytes / ll_packet + w.messages * per_message) *
                        mean_hops(s);
   e.wall_s = e.transaction_hops / kHopsPerWallSecond;
   return e;

@@ -27,6 +27,12 @@ constexpr double kOpBytes = 200;                 // a schedule op with the engin
 constexpr double kPacketBytes = 160;             // a pooled transaction
 constexpr double kHopsPerWallSecond = 5e5;       // transaction-hops simulated per second:
                                                  // below every rate measured (0.8 to 5.7M/s)
+// The flow level (fabrics/sim/flow_system.h): a resource per link direction, a cached
+// path per (source, destination) pair used, flows instead of packets.
+constexpr double kFlowLinkBytes = 256;           // two link directions and the graph's link
+constexpr double kFlowPathBytes = 64;            // per hop of a cached path
+constexpr double kFlowHopsPerWallSecond = 2e5;   // flow-hops (a flow's start or end on a
+                                                 // link) per second: measured 0.5-3M/s
 }  // namespace cost
 
 struct ResourceEstimate {

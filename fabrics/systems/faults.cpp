@@ -262,6 +262,13 @@ class Loader {
   // In-switch collectives keep reduction state in the switches and address group members
   // by port: their reaction to a failure is not modelled. auto leaves them out.
   void check_workload() {
+    // The flow level moves messages as flows at fair rates: no ports, credits or transactions
+    // for a failure to cut.
+    if (s_.simulation.flow())
+      src_.simulation.fail("fidelity",
+                           "faults are modelled at the packet and transaction levels, not at "
+                           "fidelity flow",
+                           "use fidelity packet or transaction, or remove the faults section");
     const WorkloadSpec& w = s_.workload;
     if (coll::uses_nvls_switches(w.algorithm))
       src_.workload.fail("algorithm",

@@ -24,9 +24,9 @@ using cfg::Params;
 
 namespace {
 
-const std::vector<std::string> kTopKeys{"version",  "name",         "seed",
-                                        "simulation", "link_types", "device_types",
-                                        "topology", "workload",   "faults"};
+const std::vector<std::string> kTopKeys{"version",    "name",         "seed",     "simulation",
+                                        "link_types", "device_types", "topology", "workload",
+                                        "published",  "assumptions",  "faults"};
 
 class Loader {
  public:
@@ -53,6 +53,8 @@ class Loader {
     load_faults(s_, src_, root_["faults"]);
     s_.resolved["name"] = s_.name;
     s_.resolved["seed"] = s_.seed;
+    s_.published = parse_published(file_, root_["published"]);
+    s_.assumptions = parse_assumptions(file_, root_["assumptions"], s_.resolved);
     return std::move(s_);
   }
 
@@ -104,6 +106,8 @@ class Loader {
     s_.resolved["simulation"].erase("memory_limit");
     for (const ParamSpec& spec : block.specs)
       s_.where["simulation." + spec.key] = cfg::where(file_, p.node(spec.key));
+    // The level in effect (unset: derived from aggregate_bytes; packet zeroes aggregation).
+    s_.resolved["simulation"]["fidelity"] = s_.simulation.fidelity;
     src_.simulation = p;
   }
 
@@ -162,8 +166,13 @@ class Loader {
     Params p;
     if (!kind.reads_section) p = cfg::parse_params({kind.name, "", kind.params}, t, file_, "topology", {"type"});
     topo::Builder b(file_, t, s_.device_types, s_.link_types);
-    b.set_memory_budget(double(memory_limit(s_)) - cost::kBaseBytes, cost::kDeviceBytes,
-                        2 * cost::kPortBytes + cost::kGraphLinkBytes);
+    // The flow level builds no device or port models (fabrics/sim/flow_system.h).
+    if (s_.simulation.flow())
+      b.set_memory_budget(double(memory_limit(s_)) - cost::kBaseBytes, 256,
+                          cost::kFlowLinkBytes + cost::kGraphLinkBytes);
+    else
+      b.set_memory_budget(double(memory_limit(s_)) - cost::kBaseBytes, cost::kDeviceBytes,
+                          2 * cost::kPortBytes + cost::kGraphLinkBytes);
     if (!kind.reads_section) {
       nlohmann::json r = p.to_json();
       r["type"] = kind.name;
@@ -174,6 +183,7 @@ class Loader {
     s_.graph = std::move(b.graph());
     s_.ranks = std::move(b.ranks());
     s_.domain_size = b.domain_size();
+    torus_ = b.torus();
     s_.resolved["topology"] = std::move(b.resolved());
   }
 
@@ -185,6 +195,7 @@ class Loader {
     s_.workload.is_training = kind.training;
     s_.workload.is_traffic = kind.traffic;
     kind.parse(p, src_.simulation, s_);
+    s_.workload.torus = torus_;
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = kind.name;
     if (!kind.training && !kind.traffic) s_.resolved["workload"]["algorithm"] = s_.workload.algorithm;
@@ -195,6 +206,7 @@ class Loader {
   YAML::Node root_;
   SystemSpec s_;
   SpecSources src_;
+  std::vector<int> torus_;  // the topology's torus (Builder::set_torus), for the workload
 };
 
 }  // namespace

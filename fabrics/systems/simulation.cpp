@@ -24,6 +24,13 @@ const ParamBlock& simulation_params() {
                   "0B: aggregate every message.",
                   0),
             &S::aggregate_min_message),
+       bind(param("aggregate_min_group_message", K::kBytes, "1TiB", "bytes",
+                  "In-switch (NVLS) group messages of at least this size are aggregated "
+                  "even below aggregate_min_message (the smaller of the two applies): "
+                  "NCCL's NVLS chunks are 16-128 KiB, so large NVLS collectives would "
+                  "otherwise run packet by packet (docs/architecture.md, \"Aggregation\").",
+                  0),
+            &S::aggregate_min_group_message),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error (exit 2) if the workload has not finished by this "
                   "simulated time.",
@@ -46,8 +53,42 @@ const ParamBlock& simulation_params() {
                   "more than it (plus a margin for the estimate's error). 0B: three quarters "
                   "of this machine's memory.",
                   0, 17592186044416.0),
-            &S::memory_limit)},
+            &S::memory_limit),
+       bind(choice("fidelity", {"packet", "transaction", "flow"}, "packet",
+                   "How the fabric is simulated. packet: every packet (the reference; "
+                   "aggregate_bytes and aggregate_min_message are ignored); transaction: "
+                   "back-to-back packets of a message move as one transaction of up to "
+                   "aggregate_bytes (byte-exact wire time); flow: every message is a flow at "
+                   "the max-min fair share of the links it crosses, recomputed on every flow "
+                   "start and finish (docs/fidelity.md), for systems of 10,000 accelerators "
+                   "and more. Unset: transaction if aggregate_bytes > 0, else packet."),
+            &S::fidelity),
+       bind(param("flow_fold", K::kBool, "false", "",
+                  "fidelity flow: if the topology is invariant under shifting its nodes "
+                  "(checked link by link) and so is the collective's schedule (checked on "
+                  "one period of ranks), simulate one period of ranks and let every flow "
+                  "stand for its images on the other nodes (docs/fidelity.md). Ring and "
+                  "hierarchical all-reduce build only that period's programs."),
+            &S::flow_fold),
+       bind(param("flow_window", K::kInt, "4", "messages",
+                  "fidelity flow: data messages of one rank that move at once over the same "
+                  "first-hop ports (the rest wait, oldest first). The packet level's DMA "
+                  "cuts one message at a time, but the switches' buffers let it start the "
+                  "next while the last drains towards a busy receiver; 1 makes the flow "
+                  "level wait for the receiver instead (docs/fidelity.md: 4 matches the "
+                  "shipped NVLink and InfiniBand configs).",
+                  1, 1024),
+            &S::flow_window)},
       [](S& s, const ParamReader& r) {
+        if (!r.was_set("fidelity")) s.fidelity = s.aggregate_bytes > 0 ? "transaction" : "packet";
+        if (s.fidelity == "packet") s.aggregate_bytes = s.aggregate_min_message = 0;
+        if (s.fidelity == "transaction" && s.aggregate_bytes == 0)
+          r.fail("fidelity", "fidelity transaction needs simulation.aggregate_bytes > 0",
+                 "set simulation.aggregate_bytes (e.g. 16KiB), or fidelity: packet");
+        if (s.flow_fold && s.fidelity != "flow")
+          r.fail("flow_fold", "flow_fold applies to fidelity flow only (fidelity is " +
+                                  s.fidelity + ")",
+                 "set simulation.fidelity: flow, or drop flow_fold");
         if (s.aggregate_bytes > (1ull << 30))
           r.fail("aggregate_bytes",
                  "aggregate_bytes " + format_bytes(s.aggregate_bytes) +

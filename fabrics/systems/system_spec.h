@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fabrics/systems/references.h"
 #include "fabrics/topologies/graph.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/device_kind.h"
@@ -21,10 +22,18 @@ namespace fabricsim {
 struct SimulationParams {
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
+  uint64_t aggregate_min_group_message = 0;
   uint64_t time_limit_ps = 0;
   bool functional = false;
   uint64_t wall_limit_ps = 0;    // wall-clock time a run may take (ps, as every time)
   uint64_t memory_limit = 0;     // bytes the run may use; 0 in the config: default_memory_limit()
+  // packet: per packet (aggregate_bytes forced to 0); transaction: aggregated
+  // (aggregate_bytes > 0); flow: flows at max-min fair rates (fabrics/sim/flow_system.h).
+  // Unset: transaction if aggregate_bytes > 0, else packet.
+  std::string fidelity;
+  bool flow_fold = false;  // flow level: run one period of a symmetric system
+  int flow_window = 0;     // flow level: a rank's messages moving at once per first hop
+  bool flow() const { return fidelity == "flow"; }
 };
 const ParamBlock& simulation_params();
 
@@ -64,6 +73,9 @@ struct SystemSpec {
   // that pass the checks of naming them explicitly, so auto may choose them; on a single
   // domain hierarchical_nvls is nvls's schedule and is left to nvls.
   std::vector<std::string> auto_in_switch;
+  // The ring of every channel from the topology (fabrics/systems/rings.h); empty: every
+  // channel runs 0, 1, .., n-1 (or rail-aligned orders on two levels).
+  std::vector<std::vector<int>> rings;
   nlohmann::json resolved;   // the resolved config, echoed into results.json
   // "file:line:col" (or "file:<--set>", or just "file" when defaulted) of the settings that
   // errors found while running point at: "simulation.time_limit", "simulation.wall_limit".
@@ -73,10 +85,13 @@ struct SystemSpec {
     double memory_bytes = 0, transaction_hops = 0, wall_s = 0;
     std::string text;
   } estimate;
+  std::vector<PublishedCurve> published;  // `published:` (fabrics/systems/references.h)
+  std::vector<Assumption> assumptions;    // `assumptions:`
 
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {
-    return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message};
+    return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message,
+                       simulation.aggregate_min_group_message};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
 };

@@ -72,14 +72,15 @@ const LinkParams& Builder::link_type(const cfg::Params& p, const char* key) cons
 void Builder::spend(double bytes) {
   spent_ += bytes;
   if (budget_ <= 0 || spent_ <= budget_) return;
-  char need[32], have[32];
+  char need[32], have[32], per[48];
   std::snprintf(need, sizeof need, "%.1fGiB", spent_ / double(1 << 30));
   std::snprintf(have, sizeof have, "%.1fGiB", budget_ / double(1 << 30));
+  std::snprintf(per, sizeof per, "~%.1fKiB per link", per_link_ / 1024);
   fail(file_, section_, "topology",
        "the topology is too large for the memory limit of " + std::string(have) +
            ": its first " + std::to_string(graph_.devices.size()) + " devices and " +
            std::to_string(graph_.links.size()) + " links alone need " + need +
-           " once built (each port is a model of ~5KiB), and it has more",
+           " once built (" + per + "), and it has more",
        "build a smaller system, or raise simulation.memory_limit on a machine that has the "
        "memory");
 }
@@ -103,6 +104,7 @@ int Builder::add_device(const std::string& name, const std::string& type,
   d.ports = dt.ports;
   d.where = where;
   d.coords = std::move(coords);
+  if (dt.kind->circuits) d.circuit = dt.kind->circuits(dt, d.coords);
   return graph_.add_device(d);
 }
 

@@ -63,6 +63,9 @@ class Builder {
   void set_ranks(std::vector<int> ranks) { ranks_ = std::move(ranks); }
   // Ranks per node of a two-level system (0: one node).
   void set_domain_size(int n) { domain_size_ = n; }
+  // The torus the ranks form, sizes per dimension, ranks numbered x fastest (tpu_pod).
+  void set_torus(std::vector<int> dims) { torus_ = std::move(dims); }
+  const std::vector<int>& torus() const { return torus_; }
   // The topology as results.json echoes it (default: the generator's parameters).
   void set_resolved(nlohmann::json j) { resolved_ = std::move(j); }
 
@@ -91,6 +94,7 @@ class Builder {
   std::map<std::pair<int, int>, std::string> bound_;  // (device, port) -> where linked
   std::vector<int> ranks_;
   int domain_size_ = 0;
+  std::vector<int> torus_;
   nlohmann::json resolved_;
   double budget_ = 0, per_device_ = 0, per_link_ = 0, spent_ = 0;
   void spend(double bytes);

@@ -17,12 +17,32 @@ int Graph::add_device(Device d) {
 }
 
 void Graph::index_ports() {
-  peers_.assign(devices.size(), {});
-  for (size_t i = 0; i < devices.size(); ++i) peers_[i].assign(devices[i].ports, LinkEnd{});
+  physical_.assign(devices.size(), {});
+  for (size_t i = 0; i < devices.size(); ++i) physical_[i].assign(devices[i].ports, LinkEnd{});
   for (const Link& l : links) {
-    peers_[l.a.device][l.a.port] = l.b;
-    peers_[l.b.device][l.b.port] = l.a;
+    physical_[l.a.device][l.a.port] = l.b;
+    physical_[l.b.device][l.b.port] = l.a;
   }
+  index_circuits();
+}
+
+void Graph::index_circuits() {
+  peers_ = physical_;
+  for (size_t c = 0; c < devices.size(); ++c) {
+    const std::vector<int>& map = devices[c].circuit;
+    for (size_t p = 0; p < map.size(); ++p) {
+      const LinkEnd near = physical_[c][p];
+      if (near.device < 0) continue;
+      const int q = map[p];
+      const LinkEnd far = q >= 0 ? physical_[c][size_t(q)] : LinkEnd{};
+      peers_[size_t(near.device)][size_t(near.port)] = far;
+    }
+  }
+}
+
+void Graph::set_circuit(int device, std::vector<int> circuit) {
+  devices[size_t(device)].circuit = std::move(circuit);
+  index_circuits();
 }
 
 Reach::Reach(const Graph& g) : g_(g), component_(g.devices.size(), -1) {

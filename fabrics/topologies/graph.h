@@ -21,6 +21,9 @@ struct Device {
   std::vector<int> coords;  // the generator's coordinates of it (dragonfly: group, groups,
                             // endpoints per group), handed to its model
   YAML::Node where;       // config node that declared it (for errors)
+  // Circuit devices (an optical circuit switch, DeviceKind::circuits): circuit[p] = the
+  // port joined to port p by light, -1 dark. Empty for every other device.
+  std::vector<int> circuit;
 };
 
 struct LinkEnd {
@@ -42,12 +45,20 @@ struct Graph {
 
   // Adds a device; returns its index. Endpoint ids follow declaration order.
   int add_device(Device d);
-  // The peer of (device, port), or {-1,-1} if unbound. Valid after index_ports().
+  // The peer of (device, port), or {-1,-1} if unbound. Valid after index_ports(). A port
+  // linked to a circuit device sees through it: its peer is the device at the far end of
+  // the circuit ({-1,-1} while the circuit is dark). A circuit device's own ports see
+  // their physical peers.
   LinkEnd peer(int device, int port) const { return peers_[device][port]; }
+  // The device and port at the other end of the link on (device, port), circuits ignored.
+  LinkEnd physical_peer(int device, int port) const { return physical_[device][port]; }
   void index_ports();
+  // Replaces a circuit device's map and re-indexes the peers seen through it.
+  void set_circuit(int device, std::vector<int> circuit);
 
  private:
-  std::vector<std::vector<LinkEnd>> peers_;
+  void index_circuits();
+  std::vector<std::vector<LinkEnd>> peers_, physical_;
 };
 
 // Which endpoints can reach each other, in O(devices + links): traffic relays through

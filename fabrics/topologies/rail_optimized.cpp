@@ -121,7 +121,7 @@ TopologyKind rail_optimized_topology() {
       "rails) chosen by `scale_out`. Names: node<k>_gpu<l>, node<k>_sw<s>, node<k>_nic<l>, "
       "rail<l>, spine<s>; ranks node-major.";
   k.params = {
-      param("nodes", K::kInt, "", "", "Number of nodes.", 1, 4096),
+      param("nodes", K::kInt, "", "", "Number of nodes.", 1, 65536),
       param("endpoints_per_node", K::kInt, "", "", "Endpoints (GPUs) per node: also the rails.",
             1, 4096),
       param("switches_per_node", K::kInt, "", "", "Scale-up switches per node.", 1, 4096),

@@ -7,6 +7,7 @@
 #include "models/core/limits.h"
 #include "models/core/text.h"
 #include "models/core/units.h"
+#include "models/endpoint/endpoint_params.h"
 
 namespace fabricsim {
 
@@ -48,7 +49,48 @@ std::vector<ParamSpec> sweep_params() {
       param("launch_latency", K::kTime, "0ns", "us",
             "Time from a collective's start until its first operation may run (kernel "
             "launch); counted in the measured time.",
-            0, 1e12)};
+            0, 1e12),
+      param("completion_latency", K::kTime, "0ns", "us",
+            "Time from a collective's last operation to its completion being seen (kernel "
+            "exit and the host's event); counted in the measured time.",
+            0, 1e12),
+      choice("protocol", {"simple", "ll", "ll128", "auto"}, "simple",
+             "NCCL protocol (docs/collectives.md, \"Protocols\"). simple: bulk data, a fence "
+             "and a flag per step (sync: fence_flag; with sync: data the idealised "
+             "transport). ll: 8 B lines of 4 B data + 4 B flag, no flag message. ll128: "
+             "128 B lines of 120 B data + 8 B flag, where every rank's endpoint allows it "
+             "(ll128: true). auto: per size with the algorithm, from the cost model "
+             "(rows show algo/proto). ll, ll128 and auto need sync: fence_flag."),
+      param("slots", K::kInt, "8", "",
+            "Buffer slots per connection (NCCL_STEPS): a sender has at most this many "
+            "steps in its reader's buffer not yet consumed; 0: unbounded. Protocol model "
+            "only (sync: fence_flag).",
+            0, 1024),
+      param("ll_chunk_bytes", K::kBytes, "32KiB", "bytes",
+            "Data per step of protocol ll (NCCL: 512 KiB of lines / 8 steps / 2).", 1),
+      param("ll128_chunk_bytes", K::kBytes, "576000B", "bytes",
+            "Data per step of protocol ll128 (NCCL: 4,915,200 B of lines / 8 steps x "
+            "120/128).",
+            1),
+      param("simple_channel_threshold", K::kBytes, "32KiB", "bytes",
+            "Protocol model: channels at size S are the most (up to channels) with S >= "
+            "channels x this (NCCL: 512 threads x 64 B for simple).",
+            0),
+      param("ll_channel_threshold", K::kBytes, "4KiB", "bytes (x ranks for rings)",
+            "As simple_channel_threshold for ll (NCCL: 512 threads x 8 B, times the ranks "
+            "for rings).",
+            0),
+      param("ll128_channel_threshold", K::kBytes, "5KiB", "bytes",
+            "As simple_channel_threshold for ll128 (NCCL: 640 threads x 8 B).", 0),
+      param("nvls_channels", K::kInt, "16", "",
+            "Protocol model: channels of the in-switch algorithms (nvls, hierarchical_nvls), "
+            "at most channels (NCCL_NVLS_NCHANNELS).",
+            1, 64),
+      param("nvls_chunk_bytes", K::kBytes, "128KiB", "bytes",
+            "Protocol model: the largest piece of the in-switch algorithms; NCCL halves it "
+            "for small sizes (to 64, 32, 16 KiB below 64, 8 and 2 x channels x ranks x "
+            "chunk).",
+            1)};
 }
 
 // What both sweeps share after the collective and algorithm are known.
@@ -66,6 +108,33 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
   ws.sync.ack_bytes = p.bytes("ack_bytes");
   ws.sync.flag_bytes = p.bytes("flag_bytes");
   ws.sync.launch_latency_ps = p.time_ps("launch_latency");
+  ws.sync.completion_latency_ps = p.time_ps("completion_latency");
+  ws.protocol = p.str("protocol");
+  // auto chooses among the protocols the transport runs: with sync: data (the idealised
+  // transport, no GPU protocol model) that is Simple alone.
+  if (ws.protocol == "auto" && !ws.sync.fence_flag) ws.protocol = "simple";
+  ws.sync.slots = uint32_t(p.integer("slots"));
+  coll::ProtocolConfig& pc = ws.proto;
+  pc.step_bytes[int(coll::Protocol::kSimple)] = ws.chunk_bytes;
+  pc.step_bytes[int(coll::Protocol::kLL)] = p.bytes("ll_chunk_bytes");
+  pc.step_bytes[int(coll::Protocol::kLL128)] = p.bytes("ll128_chunk_bytes");
+  pc.channel_threshold[int(coll::Protocol::kSimple)] = p.bytes("simple_channel_threshold");
+  pc.channel_threshold[int(coll::Protocol::kLL)] = p.bytes("ll_channel_threshold");
+  pc.channel_threshold[int(coll::Protocol::kLL128)] = p.bytes("ll128_channel_threshold");
+  pc.slots = ws.sync.slots;
+  pc.nvls_channels = int(p.integer("nvls_channels"));
+  pc.nvls_chunk_bytes = p.bytes("nvls_chunk_bytes");
+  if (ws.protocol != "simple" && !ws.sync.fence_flag)
+    p.fail("protocol",
+           "protocol " + ws.protocol + " with sync: data: the protocols run on the GPU "
+               "protocol model, and sync: data is the idealised transport",
+           "set sync: fence_flag (or protocol: simple)");
+  for (const char* key : {"ll_chunk_bytes", "ll128_chunk_bytes", "nvls_chunk_bytes"})
+    if (p.bytes(key) < ws.elem_bytes)
+      p.fail(key,
+             std::string(key) + " " + format_bytes(p.bytes(key)) + " is smaller than one " +
+                 ws.datatype + " (" + std::to_string(ws.elem_bytes) + " B)",
+             "use at least " + std::to_string(ws.elem_bytes) + "B");
   if (ws.slices > 1 && ws.algorithm == "auto")
     p.fail("slices",
            "slices " + std::to_string(ws.slices) + " with algorithm auto: auto chooses the "
@@ -110,13 +179,22 @@ WorkloadCost sweep_cost(const SystemSpec& s) {
   std::map<std::string, ScheduleShape> shapes;
   WorkloadCost total;
   uint64_t largest = 0;
+  // protocol: auto: simple, and ll and ll128 where the ranks' endpoints model them as NCCL
+  // runs them (LL stores of their own size; 128-byte stores arriving whole).
+  std::vector<coll::Protocol> protos{coll::Protocol::kSimple};
+  if (!s.ranks.empty())
+    if (const EndpointParams* ep =
+            s.type_of(s.graph.endpoints[size_t(s.ranks[0])]).find<EndpointParams>("endpoint")) {
+      if (ep->ll_store_bytes) protos.push_back(coll::Protocol::kLL);
+      if (ep->ll128) protos.push_back(coll::Protocol::kLL128);
+    }
   for (uint64_t size : w.sizes()) {
     WorkloadCost worst;
     for (const std::string& a : algos) {
       WorkloadCost c;
       try {
         c = collective_cost(w, w.collective, a, n, s.domain_size, double(size),
-                            s.simulation.aggregate_min_message, shapes);
+                            s.simulation.aggregate_min_message, shapes, protos);
       } catch (const InternalError&) {
         continue;  // a candidate of auto that does not apply to this shape
       }
@@ -124,6 +202,7 @@ WorkloadCost sweep_cost(const SystemSpec& s) {
       worst.payload_bytes = std::max(worst.payload_bytes, c.payload_bytes);
       worst.messages = std::max(worst.messages, c.messages);
       worst.aggregated_bytes = std::max(worst.aggregated_bytes, c.aggregated_bytes);
+      worst.ll_bytes = std::max(worst.ll_bytes, c.ll_bytes);
       worst.piece_bytes = std::max(worst.piece_bytes, c.piece_bytes);
     }
     const double ops = std::max(total.schedule_ops, worst.schedule_ops);

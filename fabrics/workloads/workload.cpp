@@ -59,7 +59,8 @@ ScheduleShape shape_of(const WorkloadSpec& w, const std::string& collective,
 WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collective,
                              const std::string& algorithm, int ranks, int domain_size,
                              double bytes, uint64_t aggregate_min_message,
-                             std::map<std::string, ScheduleShape>& shapes) {
+                             std::map<std::string, ScheduleShape>& shapes,
+                             const std::vector<coll::Protocol>& auto_protocols) {
   WorkloadCost c;
   if (ranks <= 1 || bytes <= 0) return c;
   const std::string key = collective + "/" + algorithm + "/" + std::to_string(ranks) + "/" +
@@ -70,13 +71,44 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
   const int d = domain_size > 0 && domain_size < ranks ? domain_size : 0;
   const double sent =
       coll::alpha_beta_time_s(coll::algo_info(collective, algorithm), ranks, bytes, 0, 1, d);
-  const double pieces = std::ceil(sent / double(std::max<uint64_t>(1, w.chunk_bytes))) * ranks;
-  c.schedule_ops = it->second.ops * w.channels + 2 * pieces;
-  c.messages = it->second.sends * w.channels + pieces;
-  c.payload_bytes = sent * ranks;
-  c.piece_bytes =
-      std::min(double(w.chunk_bytes), bytes / (double(ranks) * std::max(1, w.channels)));
-  if (c.piece_bytes >= double(aggregate_min_message)) c.aggregated_bytes = c.payload_bytes;
+  // The pieces and channels of each protocol it may run (the protocol model: its step as
+  // the piece, its line format on the wire); the costliest.
+  // (Size sweeps only: training workloads run their collectives without the protocol
+  // model's steps, and leave them unset.)
+  const bool model = w.protocol_model() && w.proto.step_bytes[0] > 0;
+  std::vector<coll::Protocol> protos{coll::Protocol::kSimple};
+  if (model && w.protocol == "auto")
+    protos = auto_protocols.empty()
+                 ? std::vector<coll::Protocol>{coll::Protocol::kSimple, coll::Protocol::kLL,
+                                               coll::Protocol::kLL128}
+                 : auto_protocols;
+  else if (model)
+    protos = {coll::protocol_from_name(w.protocol)};
+  const uint64_t count = uint64_t(bytes) / std::max<uint32_t>(1, w.elem_bytes);
+  for (coll::Protocol p : protos) {
+    // auto picks ll for latency-bound sizes only: on the shipped GPUs up to 128-256 KiB
+    // per rank (its lines double the bytes and its small stores multiply the packets).
+    if (p == coll::Protocol::kLL && w.protocol == "auto" && bytes > 256.0 * 1024 * ranks)
+      continue;
+    const coll::CollParams cp =
+        model ? w.coll_params(ranks, count, algorithm, p) : w.coll_params(ranks, count);
+    const double chunk = double(std::max<uint64_t>(1, cp.chunk_bytes));
+    const int channels = std::max(1, cp.channels);
+    const double pieces = std::ceil(sent / chunk) * ranks;
+    WorkloadCost x;
+    x.schedule_ops = it->second.ops * channels + 2 * pieces;
+    x.messages = it->second.sends * channels + pieces;
+    x.payload_bytes = sent * ranks / coll::protocol_efficiency(p);
+    x.piece_bytes = std::min(chunk, bytes / (double(ranks) * channels));
+    if (x.piece_bytes >= double(aggregate_min_message)) x.aggregated_bytes = x.payload_bytes;
+    if (p == coll::Protocol::kLL) x.ll_bytes = x.payload_bytes - x.aggregated_bytes;
+    // The costliest: the most transactions, LL's counted at its smallest stores (32 B).
+    const auto work = [](const WorkloadCost& y) {
+      return y.messages + (y.payload_bytes - y.aggregated_bytes - y.ll_bytes) / 128 +
+             y.ll_bytes / 32;
+    };
+    if (work(x) > work(c)) c = x;
+  }
   return c;
 }
 
@@ -85,6 +117,7 @@ void add_cost(WorkloadCost& total, const WorkloadCost& c, double times) {
   total.payload_bytes += times * c.payload_bytes;
   total.aggregated_bytes += times * c.aggregated_bytes;
   total.messages += times * c.messages;
+  total.ll_bytes += times * c.ll_bytes;
   total.data_bytes += times * c.data_bytes;
   total.piece_bytes = std::max(total.piece_bytes, c.piece_bytes);
 }
@@ -113,6 +146,40 @@ coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count) const {
   cp.chunk_bytes = chunk_bytes;
   cp.root = root;
   cp.slices = slices;
+  cp.torus = torus;
+  return cp;
+}
+
+coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count,
+                                           const std::string& algo,
+                                           coll::Protocol p) const {
+  coll::CollParams cp = coll_params(ranks, count);
+  if (!protocol_model()) return cp;
+  const uint64_t bytes = count * elem_bytes;
+  if (coll::uses_nvls_switches(algo)) {  // NCCL's NVLS: its channels and chunk
+    cp.channels = std::min(channels, proto.nvls_channels);
+    cp.chunk_bytes =
+        coll::nvls_piece_bytes(proto, bytes, uint64_t(cp.channels) * uint64_t(ranks));
+    return cp;
+  }
+  // NCCL multiplies LL's per-thread threshold by the ranks for rings only.
+  const bool ring = algo == "ring";
+  cp.channels = coll::protocol_channels(proto, p, bytes, ring ? ranks : 1, channels);
+  cp.chunk_bytes = proto.step_bytes[int(p)];
+  if (!ring) return cp;
+  // Rings run NCCL's loop order. Simple: a chunk of 4 steps (ALLREDUCE_CHUNKSTEPS) is
+  // signalled in 2 slices of 2 steps; a block smaller than a chunk is one chunk, its slice
+  // half of it (whole elements in 16s), at least a 32nd of a full slice (NCCL prims:
+  // sliceSize = max(divUp(nelem, 16 * SlicePerChunk) * 16, sliceSize / 32)).
+  cp.loop_slices = 1;
+  if (p != coll::Protocol::kSimple) return cp;
+  cp.loop_slices = 2;
+  const uint64_t full = 2 * proto.step_bytes[int(p)];
+  const uint64_t block = (bytes + uint64_t(cp.channels) * uint64_t(ranks) - 1) /
+                         (uint64_t(cp.channels) * uint64_t(ranks));
+  const uint64_t unit = 16 * uint64_t(elem_bytes);
+  const uint64_t half = ((block + 1) / 2 + unit - 1) / unit * unit;
+  cp.chunk_bytes = std::min(full, std::max(half, full / 32));
   return cp;
 }
 

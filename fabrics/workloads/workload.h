@@ -65,12 +65,22 @@ struct WorkloadSpec {
   int channels = 0;
   uint64_t chunk_bytes = 0;
   int slices = 0;            // all_reduce hierarchical: pipeline slices per channel
+  std::vector<int> torus;    // the torus the ranks form (tpu_pod), for torus algorithms
   coll::SyncProtocol sync;
+  std::string protocol = "simple";  // simple | ll | ll128 | auto (size sweeps)
+  coll::ProtocolConfig proto;       // per-protocol steps, channel thresholds, slots
   TrainingSpec training;     // training workloads only
   // Message sizes of the sweep, in bytes (each a whole number of elements).
   std::vector<uint64_t> sizes() const;
   // The collective parameters of this workload on `ranks` ranks for `count` elements.
   coll::CollParams coll_params(int ranks, uint64_t count) const;
+  // The GPU protocol model runs (sync: fence_flag; every ll/ll128 schedule needs it).
+  bool protocol_model() const { return sync.fence_flag; }
+  // The same for algorithm `algo` under protocol `p`: with the protocol model the library's
+  // channels for this size (NCCL's thresholds, at most `channels`) and p's step as the
+  // piece; otherwise coll_params.
+  coll::CollParams coll_params(int ranks, uint64_t count, const std::string& algo,
+                               coll::Protocol p) const;
 };
 
 // What a workload costs to simulate, estimated before it runs from its parameters and the
@@ -82,6 +92,8 @@ struct WorkloadCost {
   double aggregated_bytes = 0;  // the part in messages of at least aggregate_min_message
   double piece_bytes = 0;    // the largest message size (a piece) it sends
   double messages = 0;       // messages (one piece each) every rank sends over the run
+  double ll_bytes = 0;       // of payload_bytes, what protocol ll sends (its stores may reach
+                             // the link in small packets: the endpoint's ll_store_bytes)
   double data_bytes = 0;     // other memory the workload holds (functional buffers)
 };
 
@@ -98,10 +110,13 @@ struct ScheduleShape {
 // (collective, algorithm, ranks). Each rank's bytes (its alpha-beta volume) add one
 // send and one receive per chunk. Its pieces are min(chunk_bytes, bytes / (ranks x
 // channels)): moved aggregated when at least `aggregate_min_message` (a run-wide setting).
+// With `protocol: auto` the costliest of `auto_protocols` (the protocols the ranks'
+// endpoints make candidates; empty: all three) counts.
 WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collective,
                              const std::string& algorithm, int ranks, int domain_size,
                              double bytes, uint64_t aggregate_min_message,
-                             std::map<std::string, ScheduleShape>& shapes);
+                             std::map<std::string, ScheduleShape>& shapes,
+                             const std::vector<coll::Protocol>& auto_protocols = {});
 // Adds `times` copies of c to total (payload, messages and ops add up; the largest piece
 // is kept).
 void add_cost(WorkloadCost& total, const WorkloadCost& c, double times = 1);

@@ -92,25 +92,31 @@
 // all_gather_ring       S = n-1. Steps s = 0..n-2: send block (r-s) to r+1 (own block at
 //   s = 0, then the block received at s-1), recv block (r-1-s) from r-1 with kCopy.
 //   (These two are the halves of ring all-reduce, shifted so that block r ends on rank r.)
-// tree (all_reduce)     S = 4, s = 2*t + phase. NCCL double binary tree: tree 0 is NCCL's
-//   binary tree (rank 0 root, see double_binary_tree_parents), tree 1 its mirror
-//   (r -> n-1-r) for even n or its shift by one (r -> r+1) for odd n, so that every rank
-//   is an inner node of one tree and a leaf of the other, except rank 0 for odd n, which
-//   has one child in each; this balances the load. Channel range c is split_even(.., 2):
-//   half t runs on tree t. Per piece: phase 0 (reduce up) recv from each child with
-//   kReduceSum, then send to the parent (deps: those recvs); phase 1 (broadcast down) the
-//   root sends its sum to its children (deps: its up recvs), other ranks recv from the
-//   parent with kCopy and forward to their children (dep: that recv). Pieces flow
-//   independently, so reduce and broadcast of different pieces overlap. Piece-major
-//   order; per piece and tree: up recvs, up send, down recv, down sends. Every edge
-//   carries each half twice: 2(n-1) * C elements in total. Flow control (the one
-//   exception to the dep rule besides pairwise lockstep): the up send of piece j >= 8
-//   also depends on this rank's down recv of piece j-8 of the same channel and tree, so
-//   at most 8 pieces per (channel, tree) are on their way up and back (NCCL keeps 8
-//   buffer slots per connection, NCCL_STEPS). Without it every leaf queues all its up
-//   sends at launch and its DMA, oldest first, serves them ahead of the forwarding
-//   traffic of its other tree, and the resulting incast at inner ranks fills the switch
-//   ingress buffers (docs/collectives.md, "Why the tree was slow").
+// tree (all_reduce)     S = 4, s = 2*t + phase. NCCL's tree: L = domain_size ranks per
+//   node (0: one node of every rank), N = n / L nodes. Channel range c is
+//   split_even(.., 2): half t runs on tree (c, t) (tree_parents): inside every node a
+//   chain of its L ranks from the head, local index h = (2c + t) mod L (rank k L + h, then
+//   h+1, ...: the head of a later position is its predecessor), and across the nodes the
+//   heads form the double binary tree of node indices (double_binary_tree_parents over N:
+//   tree 0 is NCCL's binary tree, tree 1 its mirror for even N or shift for odd N), so a
+//   node's cross-node edges use one local index, one rail, per (channel, tree), and the
+//   (channel, tree) pairs rotate it over the node. One node: a chain (2(n-1) steps, as
+//   NCCL on one node); one rank per node: the double binary tree. Per piece: phase 0
+//   (reduce up) recv from each child with kReduceSum, then send to the parent (deps: those
+//   recvs); phase 1 (broadcast down) the root sends its sum to its children (deps: its up
+//   recvs), other ranks recv from the parent with kCopy and forward to their children
+//   (dep: that recv). Pieces flow independently, so reduce and broadcast of different
+//   pieces overlap. Piece-major order; per piece and tree: up recvs, up send, down recv,
+//   down sends. Every edge carries each half twice: 2(n-1) * C elements in total.
+//   Streams: per (channel, tree) one for the reduce and one for the broadcast (NCCL's
+//   split tree kernel). Flow control (the one exception to the dep rule besides pairwise
+//   lockstep): the up send of piece j >= 8 also depends on this rank's down recv of piece
+//   j-8 of the same channel and tree, so at most 8 pieces per (channel, tree) are on
+//   their way up and back (NCCL keeps 8 buffer slots per connection, NCCL_STEPS).
+//   Without it every leaf queues all its up sends at launch and its DMA, oldest first,
+//   serves them ahead of the forwarding traffic of its other tree, and the resulting
+//   incast at inner ranks fills the switch ingress buffers (docs/collectives.md, "Why
+//   the tree was slow").
 // halving_doubling (all_reduce)  Rabenseifner (Thakur, Rabenseifner, Gropp 2005).
 //   p = largest power of two <= n, k = log2 p, rem = n - p, S = 2k + 2. Fold: for
 //   r < 2*rem, even r sends its whole channel range to r+1 (step 0, kReduceSum) and sits
@@ -202,22 +208,45 @@ struct CollParams {
                              // per channel, pipelined across the levels (see the table
                              // above); must be 1 for make_schedule of any other algorithm
                              // (has_levels); the other generators ignore it
+  int loop_slices = 0;       // ring family (all_reduce ring, reduce_scatter and all_gather
+                             // rings): 0, or NCCL's loop order with this many pieces per
+                             // chunk (ring_allreduce.h RingParams::loop_slices)
+  // Rings from the topology (not owned; null or empty: none): channel c of the ring family
+  // (all_reduce ring, reduce_scatter and all_gather rings, the broadcast and reduce
+  // chains) runs on (*rings)[c % size], a permutation of the ranks, and the tree's chain
+  // inside a single node follows the ring of its (channel, tree) (tree_parents). Without
+  // them: rail_ring_orders on two-level systems, else 0, 1, .., n-1.
+  const std::vector<std::vector<int>>* rings = nullptr;
+  int rank_limit = 0;        // > 0: the ring and hierarchical all-reduce generators build
+                             // the programs of ranks [0, rank_limit) only and leave the
+                             // others empty (the flow level's folded runs, which run a
+                             // period of ranks); the other generators ignore it
+  // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
+  // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
+  std::vector<int> torus = {};
 };
 
 // Generators (layout, steps, deps, tags and order in the header comment).
-Schedule reduce_scatter_ring(const CollParams& p);
-Schedule all_gather_ring(const CollParams& p);
-Schedule allreduce_tree(const CollParams& p);
+// The ring family runs each channel on its ring (CollParams::rings, or with domain_size in
+// (0, ranks) rail_ring_orders, or 0..n-1).
+Schedule reduce_scatter_ring(const CollParams& p, int domain_size = 0);
+Schedule all_gather_ring(const CollParams& p, int domain_size = 0);
+Schedule allreduce_tree(const CollParams& p, int domain_size = 0);
 Schedule allreduce_halving_doubling(const CollParams& p);
 Schedule allreduce_direct(const CollParams& p);
+// Bidirectional rings per dimension of CollParams::torus (algorithms/torus.cpp).
+Schedule allreduce_torus(const CollParams& p);
 // domain_size: ranks per domain (node) of a two-level system, ranks numbered
 // domain-major (rank = domain * domain_size + local index); 0 = one domain holding every
 // rank; must divide ranks.
 Schedule allreduce_hierarchical(const CollParams& p, int domain_size);
-Schedule broadcast_ring(const CollParams& p);
-Schedule reduce_ring(const CollParams& p);
-Schedule alltoall_pairwise(const CollParams& p);
-Schedule alltoall_direct(const CollParams& p);
+Schedule broadcast_ring(const CollParams& p, int domain_size = 0);
+Schedule reduce_ring(const CollParams& p, int domain_size = 0);
+// On domains of domain_size ranks (0 < domain_size < ranks) every rank takes its peers
+// node by node (peer_order in alltoall.cpp): in each round the ranks of a node send to
+// distinct ranks of one other node, one per rail.
+Schedule alltoall_pairwise(const CollParams& p, int domain_size = 0);
+Schedule alltoall_direct(const CollParams& p, int domain_size = 0);
 Schedule sendrecv(const CollParams& p);
 // In-switch (NVLS) algorithms: need switches with in-switch reduction and multicast that
 // every rank is linked to (the engine and the config checks enforce it).
@@ -275,6 +304,15 @@ std::vector<std::vector<int>> rail_ring_orders(int ranks, int domain_size, int c
 // n and shifted (r -> (r+1) % n) for odd n (ncclGetDtree). Depth ceil(log2 n); every rank
 // has at most 2 children. Throws InternalError for ranks < 1 or tree not 0/1.
 std::vector<int> double_binary_tree_parents(int ranks, int tree);
+// NCCL's tree over `ranks` in nodes of `domain_size` (0: one node): the parent of every
+// rank in tree `tree` (0 or 1) of channel `channel`, -1 for the root (the tree above).
+// tree_head is the local index of every node's chain head: (2 channel + tree) mod L. On
+// one node with `rings` (CollParams::rings) the chain runs along ring (2 channel + tree)
+// mod rings from its element at the head index. Throws InternalError unless domain_size
+// divides ranks.
+std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree,
+                              const std::vector<std::vector<int>>* rings = nullptr);
+int tree_head(int domain_size, int channel, int tree);
 
 // ---------------------------------------------------------------------------------------
 // Algorithm registry, for dispatch, selection and reporting.
@@ -295,6 +333,9 @@ enum AlgoTrait : unsigned {
   kRooted = 1u << 1,     // uses CollParams::root
   kInSwitch = 1u << 2,   // reduces or multicasts in NVLS switches
   kLevels = 1u << 3,     // two levels (domains) that CollParams::slices pipelines
+  kNccl = 1u << 4,       // NCCL has it: a candidate of `auto`, which chooses as NCCL does
+  kTorus = 1u << 5,      // made for ranks that form a torus (CollParams::torus): an auto
+                         // candidate only where the topology declares one
 };
 
 // An algorithm's schedule generator: its schedule for p on ranks numbered domain-major in
@@ -321,6 +362,11 @@ struct AlgoInfo {
                                      // hierarchical_nvls): uses_nvls_switches
   bool levels = false;               // CollParams::slices > 1 pipelines its levels
                                      // (hierarchical, hierarchical_nvls): has_levels
+  bool nccl = false;                 // NCCL has it (ring, tree, nvls, hierarchical_nvls as
+                                     // its multi-node NVLS; the ring halves and chains;
+                                     // all-to-all and send/recv direct): auto's candidates
+  bool torus = false;                // made for a torus (kTorus): auto considers it only
+                                     // where the topology declares one
   const char* cost = "";             // alpha_beta_time_s's formula as text, for logs and docs
   ScheduleFn schedule;
   AlphaBetaFn alpha_beta;

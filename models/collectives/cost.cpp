@@ -1,6 +1,7 @@
 #include "models/collectives/cost.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <deque>
 #include <map>
@@ -19,12 +20,29 @@ bool is_in_switch(OpKind k) { return k == OpKind::kNvlsReduce || k == OpKind::kN
 
 }  // namespace
 
+double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
+  const double link = latency_s + bytes * s_per_byte;
+  if (stream_steps <= 0) return base_s + link;
+  const double per_channel = sent_per_byte * bytes / std::max(channels, 1);
+  const double per_step = per_channel / stream_steps;
+  const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(per_step / piece_bytes)) : 1.0;
+  double pass = stream_steps * pieces * piece_sync_s;
+  if (channel_Bps > 0) pass += per_channel * line_factor / channel_Bps;
+  return base_s + std::max(link, pass);
+}
+
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
-                       int slices) {
+                       int slices, Protocol proto) {
   const int n = f.ranks;
   AlgoCost cost;
   if (n <= 1) return cost;
+  const ProtocolCosts& pc = f.protocols[int(proto)];
+  // The latency of one dependent step src -> dst.
+  const auto alpha = [&](int src, int dst) {
+    const PathCost c = f.path(src, dst);
+    return f.protocol_model ? pc.trips * c.trip_s + pc.sync_s : c.alpha_s;
+  };
   CollParams p;
   p.ranks = n;
   p.count = 8ull * static_cast<uint64_t>(channels) * static_cast<uint64_t>(n) *
@@ -34,6 +52,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   p.chunk_bytes = 1ull << 50;  // one piece per message
   p.root = root;
   p.slices = slices;
+  p.rings = f.rings;
   const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
   const auto prog = [&](int r) -> const std::vector<Op>& {
@@ -128,6 +147,33 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     worst = std::max(worst, rank_time);
   }
   cost.s_per_byte = worst / ref_bytes;
+  if (f.protocol_model) {
+    cost.base_s = f.base_s;
+    cost.s_per_byte *= pc.wire_factor;
+    // The busiest thread block: its sends, and the rank's bytes (point-to-point schedules
+    // only; the in-switch ops are not issued by streams).
+    std::map<std::pair<int, int32_t>, double> sends;
+    double most_sent = 0;
+    for (int r = 0; r < n; ++r) {
+      double sent = 0;
+      for (const Op& op : prog(r))
+        if (op.kind == OpKind::kSend && op.stream >= 0) {
+          sends[{r, op.stream}] += 1;
+          sent += static_cast<double>(op.count) * elem_bytes;
+        }
+      most_sent = std::max(most_sent, sent);
+    }
+    for (const auto& [key, k] : sends) cost.stream_steps = std::max(cost.stream_steps, k);
+    // The reference's channels share the rank's bytes: one channel's share times them.
+    cost.sent_per_byte = most_sent / ref_bytes;
+    cost.piece_sync_s = 0;
+    for (int r = 0; r < n; ++r)
+      for (const Op& op : prog(r))
+        if (op.kind == OpKind::kSend && op.stream >= 0)
+          cost.piece_sync_s = std::max(cost.piece_sync_s, alpha(r, op.peer));
+    cost.channel_Bps = pc.channel_Bps;
+    cost.line_factor = pc.line_factor;
+  }
 
   // Latency: longest dependent message chain. An op is ready when its deps are done and,
   // for a recv, its message has arrived (alpha after the matching send or store started);
@@ -186,7 +232,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     for (uint32_t dep : op.deps) t = std::max(t, done[ri][dep]);
     switch (op.kind) {
       case OpKind::kRecv: t = std::max(t, arrival[ri][i]); break;
-      case OpKind::kSend: deliver(r, op.peer, op.tag, t + f.path(r, op.peer).alpha_s); break;
+      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
       case OpKind::kNvlsStore: {
         const int first = nvls_group_first(s, r);

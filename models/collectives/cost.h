@@ -39,11 +39,25 @@
 #include <utility>
 #include <vector>
 
+#include "models/collectives/protocol.h"
+
 namespace fabricsim::coll {
 
 struct PathCost {
-  double alpha_s = 0;  // latency of one dependent step src -> dst (s)
+  double alpha_s = 0;  // latency of one dependent step src -> dst (s), idealised transport
   int group = 0;       // the sender's port group that carries src -> dst (ids per rank)
+  double trip_s = 0;   // one small packet's trip src -> dst (s)
+};
+
+// One protocol under the GPU protocol model (engine.h), as the cost model sees it.
+struct ProtocolCosts {
+  double trips = 1;        // small-packet trips per dependent step: Simple's data, ack and
+                           // flag; LL/LL128: the lines themselves
+  double sync_s = 0;       // GPU time per dependent step: Simple's fence and poll, LL's poll
+  double wire_factor = 1;  // link bytes per data byte against full packets of data: the
+                           // line format, and LL's unmerged small stores
+  double channel_Bps = 0;  // a channel's pass rate in protocol bytes/s (0: unlimited)
+  double line_factor = 1;  // protocol bytes per data byte (protocol_bytes)
 };
 
 // One rank's in-switch (NVLS) path: its links into NVLS switches and what they cost.
@@ -72,12 +86,31 @@ struct FabricCosts {
   std::function<double(int rank, int group)> group_Bps;  // payload bytes/s of that group
   std::vector<NvlsPath> nvls;             // per rank; empty: no NVLS (in-switch ops throw)
   std::vector<NvlsEngine> nvls_switches;  // per NVLS switch index of NvlsPath::switches
+  // The GPU protocol model (sync: fence_flag): per protocol costs, and the fixed cost of
+  // every collective (kernel launch and completion). Off: the idealised transport, where
+  // PathCost::alpha_s is the step latency and none of this applies.
+  const std::vector<std::vector<int>>* rings = nullptr;  // CollParams::rings (not owned)
+  bool protocol_model = false;
+  ProtocolCosts protocols[kProtocols];
+  double base_s = 0;
 };
 
+// T(S) = base + max(latency + S * s_per_byte, channel time). The channel term exists under
+// the protocol model only: the busiest thread block runs `stream_steps` dependent steps
+// per collective, each cut into pieces of at most piece_bytes, every piece paying
+// piece_sync_s, and passes its share of the rank's protocol bytes (sent_per_byte x S x
+// line factor / channels) at channel_Bps.
 struct AlgoCost {
   double latency_s = 0;
   double s_per_byte = 0;
-  double time_s(double bytes) const { return latency_s + bytes * s_per_byte; }
+  double base_s = 0;
+  double stream_steps = 0;     // sends of the busiest stream in the reference schedule
+  double sent_per_byte = 0;    // bytes the busiest rank sends per byte of S
+  double piece_sync_s = 0;     // per piece of a stream: its dependent step's latency
+  double channel_Bps = 0;      // per channel, protocol bytes/s (0: unlimited)
+  double line_factor = 1;      // protocol bytes per data byte
+  double time_s(double bytes, int channels = 1,
+                double piece_bytes = 0) const;  // piece_bytes 0: one piece per step
 };
 
 // Cost of `algorithm` for `collective` on `f` (per-rank data S in bytes as in
@@ -91,8 +124,11 @@ struct AlgoCost {
 // 1/M of the others (the pipeline's fill and drain). hierarchical_nvls moves every slice
 // through its levels sub-block by sub-block (N = ranks / domain_size per slice), so its
 // pipeline has M N stages: the busiest group plus 1/(M N) of the others.
+// With f.protocol_model, costed for protocol `p`: every dependent step takes p's trips of
+// a small packet plus its GPU sync, every byte p's wire factor, and the channel terms are
+// filled in.
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
-                       int slices = 1);
+                       int slices = 1, Protocol p = Protocol::kSimple);
 
 }  // namespace fabricsim::coll

@@ -7,7 +7,7 @@
 
 namespace fabricsim {
 
-CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks,
+CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<RankIo*> ranks,
                                    uint32_t elem_bytes)
     : sc_module(n), ranks_(std::move(ranks)), elem_bytes_(elem_bytes), st_(ranks_.size()) {
   delay_alarm_ = Alarm{this, 0};
@@ -15,12 +15,12 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
   // and a sweep starts its first collective (and its launch delay) from a process.
   launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t) { launch(); });
   uint32_t max_id = 0;
-  for (Endpoint* e : ranks_) max_id = std::max(max_id, e->id());
+  for (RankIo* e : ranks_) max_id = std::max(max_id, e->id());
   rank_of_endpoint_.assign(max_id + 1, -1);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const int rank = int(r);
     rank_of_endpoint_[ranks_[r]->id()] = rank;
-    ranks_[r]->on_delivery([this, rank](const Endpoint::Delivery& d) { on_delivery(rank, d); });
+    ranks_[r]->on_delivery([this, rank](const RankIo::Delivery& d) { on_delivery(rank, d); });
     ranks_[r]->on_sent([this](uint64_t msg_id, PacketKind kind) {
       // Protocol acks and flags, and NVLS requests, complete no op when sent.
       if (kind != PacketKind::kData && kind != PacketKind::kNvlsMcast) return;
@@ -28,7 +28,15 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoi
       FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
       auto [rk, op] = it->second;
       send_of_msg_.erase(it);
-      op_done(rk, op);
+      // Under the protocol model a Simple send completes when its fence retires (its ack),
+      // an LL/LL128 send at its channel-rate floor, a multicast store when its fence
+      // retires (its own replica back) and a multicast flag (op kNone) completes nothing.
+      if (!model_) {
+        op_done(rk, op);
+      } else if (kind == PacketKind::kData && (sched_.protocol != coll::Protocol::kSimple ||
+                                               st_[size_t(rk)].via_proxy[op])) {
+        send_done(rk, op);
+      }
     });
     st_[r].reduce_timer = std::make_unique<TimerQueue>(
         ("reduce_" + std::to_string(r)).c_str(), [this, rank](uint64_t op) {
@@ -49,6 +57,8 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   running_ = true;
   if (observer_) observer_->started(sched_, sc_core::sc_time_stamp().value());
   ranks_left_ = 0;
+  model_ = protocol_model_ && (sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple);
+  for (RankIo* e : ranks_) e->set_interleave(model_);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     RankState& st = st_[r];
     const auto& ops = sched_.programs[r].ops;
@@ -68,8 +78,10 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
     st.done_ps.assign(n, UINT64_MAX);
     st.waiting_recv.clear();
     st.arrived.clear();
+    prepare_protocol(int(r));
     if (n) ++ranks_left_;
   }
+  mark_slot_receives();
   if (ranks_left_ == 0) {
     running_ = false;
     if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
@@ -101,23 +113,27 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
         in_flight_data_[MatchKey{uint32_t(rank), uint32_t(op.peer), op.tag}] =
             std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + op.count);
       }
+      if (model_) {
+        if (st.stream_of[op_index] != UINT32_MAX)
+          stream_ready(rank, op_index);
+        else
+          acquire(rank, op_index);
+        break;
+      }
       const uint64_t id =
           ranks_[rank]->send(ranks_[op.peer]->id(), op.count * elem_bytes_, op.tag);
       send_of_msg_[id] = {rank, op_index};
       break;
     }
     case coll::OpKind::kRecv: {
-      const MatchKey k{uint32_t(op.peer), uint32_t(rank), op.tag};
-      auto it = st.arrived.find(k);
-      if (it != st.arrived.end()) {
-        if (--it->second == 0) st.arrived.erase(it);
-        recv_arrived(rank, op_index);
-      } else {
-        FABRICSIM_ASSERT(!st.waiting_recv.count(k), "engine: two receives for one message");
-        st.waiting_recv[k] = op_index;
+      if (model_ && st.stream_of[op_index] != UINT32_MAX) {  // its thread block's turn
+        stream_ready(rank, op_index);
+        break;
       }
+      post_recv(rank, op_index);
       break;
     }
+
     case coll::OpKind::kNvlsReduce: {
       // Completes when the switches' reduced data is back: a delivery of kind
       // kNvlsResult from this rank's own endpoint, matched like a receive from itself.
@@ -139,6 +155,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
       const uint64_t id =
           ranks_[rank]->send_group(PacketKind::kNvlsMcast, op.count * elem_bytes_, op.tag);
       send_of_msg_[id] = {rank, op_index};
+      if (model_) st.fencing[MatchKey{uint32_t(rank), uint32_t(rank), op.tag}] = op_index;
       break;
     }
     case coll::OpKind::kCompute: {
@@ -152,12 +169,30 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
         op_done(rank, op_index);
         break;
       }
-      const uint64_t at = sc_core::sc_time_stamp().value() + op.duration_ps;
-      delayed_.push_back(Delayed{at, delay_seq_++, rank, op_index});
-      std::push_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
-      Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
+      at(sc_core::sc_time_stamp().value() + op.duration_ps, rank, Act::kOpDone, op_index);
       break;
     }
+  }
+}
+
+void CollectiveEngine::at(uint64_t t_ps, int rank, Act act, uint32_t a, uint64_t tag) {
+  delayed_.push_back(Delayed{t_ps, delay_seq_++, rank, act, a, tag});
+  std::push_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
+  Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
+}
+
+// A receive waits for its message (or takes it, if it is already complete).
+void CollectiveEngine::post_recv(int rank, uint32_t op_index) {
+  RankState& st = st_[size_t(rank)];
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const MatchKey k{uint32_t(op.peer), uint32_t(rank), op.tag};
+  auto it = st.arrived.find(k);
+  if (it != st.arrived.end()) {
+    if (--it->second == 0) st.arrived.erase(it);
+    recv_arrived(rank, op_index);
+  } else {
+    FABRICSIM_ASSERT(!st.waiting_recv.count(k), "engine: two receives for one message");
+    st.waiting_recv[k] = op_index;
   }
 }
 
@@ -168,18 +203,31 @@ void CollectiveEngine::wake(uint32_t) {
     std::pop_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
     const Delayed d = delayed_.back();
     delayed_.pop_back();
-    op_done(d.rank, d.op);
+    switch (d.act) {
+      case Act::kOpDone: op_done(d.rank, d.a); break;
+      case Act::kPolled: data_complete(d.rank, d.a, d.tag); break;
+      case Act::kFenced: fenced(d.rank, d.a); break;
+      case Act::kNvlsFenced: nvls_fenced(d.rank, d.a); break;
+      case Act::kFinish: finish(); break;
+    }
   }
   if (!delayed_.empty()) Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
 }
 
-void CollectiveEngine::on_delivery(int rank, const Endpoint::Delivery& d) {
+void CollectiveEngine::on_delivery(int rank, const RankIo::Delivery& d) {
   const int src = rank_of_endpoint_.at(d.src);
   FABRICSIM_ASSERT(src >= 0, "engine: delivery from an endpoint outside the collective");
-  // NVLS results and replicas are the switch's answer: they complete at once (the
-  // fence/flag handshake is for point-to-point writes).
+  // NVLS results and replicas are the switch's answer: without the protocol model they
+  // complete at once; with it they take the NVLS steps' fences and flags.
   if (d.kind == PacketKind::kNvlsResult || d.kind == PacketKind::kNvlsData) {
-    data_complete(rank, uint32_t(src), d.tag);
+    if (model_)
+      on_nvls_delivery(rank, d, uint32_t(src));
+    else
+      data_complete(rank, uint32_t(src), d.tag);
+    return;
+  }
+  if (model_) {
+    on_protocol_delivery(rank, d, uint32_t(src));
     return;
   }
   if (!sync_.fence_flag) {
@@ -217,6 +265,10 @@ void CollectiveEngine::data_complete(int rank, uint32_t src, uint64_t tag) {
 
 void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[rank].ops[op_index];
+  if (model_ && op.kind == coll::OpKind::kRecv && st_[size_t(rank)].stream_of[op_index] != UINT32_MAX) {
+    processed(rank, op_index);  // its thread block reads (and reduces) the data
+    return;
+  }
   if (op.kind == coll::OpKind::kRecv && op.mode == coll::RecvMode::kReduceSum) {
     const uint64_t done = ranks_[rank]->reduce(op.count * elem_bytes_);
     st_[rank].reduce_timer->at(done, op_index);
@@ -251,17 +303,25 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
   ++ops_completed_;
   RankState& st = st_[rank];
   st.done_ps[op_index] = sc_core::sc_time_stamp().value();
+  if (model_) protocol_op_done(rank, op_index);
   for (uint32_t k = st.dep_begin[op_index]; k < st.dep_begin[op_index + 1]; ++k) {
     const uint32_t dep = st.dependents[k];
     if (--st.waiting_deps[dep] == 0) start_op(rank, dep);
   }
   if (--st.remaining == 0 && --ranks_left_ == 0) {
-    running_ = false;
-    if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
-    auto done = std::move(on_done_);
-    on_done_ = nullptr;
-    if (done) done();
+    if (sync_.completion_latency_ps > 0)
+      at(sc_core::sc_time_stamp().value() + sync_.completion_latency_ps, rank, Act::kFinish);
+    else
+      finish();
   }
+}
+
+void CollectiveEngine::finish() {
+  running_ = false;
+  if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
+  auto done = std::move(on_done_);
+  on_done_ = nullptr;
+  if (done) done();
 }
 
 }  // namespace fabricsim

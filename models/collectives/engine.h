@@ -6,6 +6,30 @@
 // A schedule may hold several collectives at once (e.g. a training step composed by
 // job.h): messages match on (source, destination, tag) only, so collectives on disjoint
 // or overlapping rank groups run concurrently as long as their tags differ.
+//
+// The protocol model (sync fence_flag, or a schedule of protocol ll / ll128; off with sync
+// data, the idealised transport): the GPU side of NCCL's kernels.
+//  * The ops of one stream (Op::stream: a channel's thread block) run one at a time in
+//    program order: a send occupies its stream until it completes, a receive from when
+//    its turn comes until its data has been read.
+//  * A send is the thread block's pass over its data at channel_bandwidth: its stores
+//    stream out as the pass goes, its last transaction no earlier than the pass's end.
+//    Simple: it completes when its fence has retired (the reader's ack is back, plus the
+//    GPU's fence_latency) and its flag is written; LL/LL128: when its last line is on a
+//    wire. LL/LL128 messages carry protocol_bytes of lines and no flag message.
+//  * A receive sees its flag (Simple) or its last line (LL/LL128) its poll latency
+//    (flag_latency, ll128_flag_latency) after it landed; a reduction also waits for the
+//    rank's memory engine.
+//  * Slots: a connection (sender, receiver, stream) holds at most SyncProtocol::slots
+//    messages the reader has not consumed; a send waits for a free slot, and the reader
+//    frees one with a kHead message to the writer when its receive completes.
+//  * NVLS (Simple, as NCCL's NVLS): a multicast store's fence retires fence_latency after
+//    the writer's own replica is back; it then multicasts a flag (flag_bytes, tag with
+//    kNvlsFlagBit) and completes; a member's receive sees that flag after its poll. A
+//    reduction completes fence_latency + flag_latency after its result is back (the
+//    handshake that tells it every member's input is in place).
+//  * completion_latency after the last op (whatever the model), the collective is seen
+//    complete.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -16,14 +40,18 @@
 #include <systemc>
 
 #include "models/collectives/program.h"
+#include "models/core/fifo.h"
 #include "models/core/scheduler.h"
 #include "models/core/timer.h"
+#include "models/collectives/rank_io.h"
 #include "models/endpoint/endpoint.h"
 
 namespace fabricsim {
 
 class CollectiveEngine : public sc_core::sc_module, public Wakeable {
  public:
+  static constexpr uint64_t kNvlsFlagBit = 1ull << 63;  // the tag of an NVLS flag
+
   // Optional observer of whole schedules (fabrics/sim/observe.h: per-row statistics and
   // traces): told when a schedule starts and when its last op has completed, while the
   // engine still holds its per-op times (op_done_ps). Costs nothing per op.
@@ -35,13 +63,21 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   };
   void set_observer(Observer* o) { observer_ = o; }
 
-  // ranks[r] is the endpoint that runs rank r's program.
-  CollectiveEngine(sc_core::sc_module_name n, std::vector<Endpoint*> ranks, uint32_t elem_bytes);
+  // ranks[r] is the endpoint that runs rank r's program (rank_io.h: an Endpoint, or a rank
+  // of the flow level).
+  CollectiveEngine(sc_core::sc_module_name n, std::vector<RankIo*> ranks, uint32_t elem_bytes);
+  CollectiveEngine(sc_core::sc_module_name n, const std::vector<Endpoint*>& ranks,
+                   uint32_t elem_bytes)
+      : CollectiveEngine(n, std::vector<RankIo*>(ranks.begin(), ranks.end()), elem_bytes) {}
 
   // Start `s` now; `on_done` fires once every op of every rank has completed.
   void start(coll::Schedule s, std::function<void()> on_done);
   bool busy() const { return running_; }
   void set_sync(const coll::SyncProtocol& p) { sync_ = p; }
+  // Off: every schedule runs without the protocol model (NCCL's slots, thread blocks and
+  // wire formats; engine_protocol.cpp): acks and flags as plain messages, as the flow
+  // level needs (its ranks have no packets or thread blocks). On by default.
+  void set_protocol_model(bool allowed) { protocol_model_ = allowed; }
 
   // Functional mode: every rank's buffer holds real numbers that travel with the
   // messages (a copy taken when the send starts); receives copy or sum them.
@@ -71,6 +107,17 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   template <typename V>
   using MatchMap = std::unordered_map<MatchKey, V, MatchHash>;
 
+  // One sender's connection to a reader on one stream: slots in use, sends waiting.
+  struct Conn {
+    uint32_t inflight = 0;
+    Fifo<uint32_t> waiting;  // send ops, in the order they asked for a slot
+  };
+  // A stream's thread block: its sends and receives in program order, one at a time.
+  struct Stream {
+    bool busy = false;
+    std::vector<uint32_t> order;  // its ops in program order
+    size_t next = 0;              // the next one to run
+  };
   struct RankState {
     std::vector<uint32_t> waiting_deps;   // per op: deps not yet complete
     std::vector<uint32_t> dep_begin;      // CSR of dependents: op -> [begin, begin+1)
@@ -81,25 +128,67 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     MatchMap<uint32_t> arrived;       // message in before its receive started -> count
     std::unique_ptr<TimerQueue> reduce_timer, compute_timer;
     std::vector<uint64_t> done_ps;    // per op: completion time, UINT64_MAX until then
+    // Protocol model (empty when it is off):
+    std::vector<uint32_t> conn_of;    // per op: its Conn (sends), UINT32_MAX otherwise
+    std::vector<uint32_t> stream_of;  // per op: its Stream (streamed sends), else UINT32_MAX
+    std::vector<uint64_t> sm_free_ps; // per op: a send completes no earlier (channel rate)
+    std::vector<uint8_t> deps_met;    // per op: a streamed op may run when its turn comes
+    std::vector<uint8_t> frees_slot;  // per op: a receive of a point-to-point send
+    std::vector<uint8_t> via_proxy;   // per op: a Simple send over the NIC (the proxy fences)
+    std::vector<Conn> conns;
+    std::vector<Stream> streams;
+    MatchMap<uint32_t> fencing;       // (this, reader, tag) -> Simple send awaiting its ack
+    MatchMap<uint32_t> slot_of;       // (this, reader, tag) -> Conn of a message in a slot
   };
-  // kDelay ops in flight, earliest first (ties in start order): one Alarm for all.
+  // Timed actions, earliest first (ties in the order they were asked for): one Alarm for
+  // all. kDelay ops, and the protocol model's latencies.
+  enum class Act : uint8_t {
+    kOpDone,   // op `a` of `rank` completes
+    kPolled,   // rank sees the flag of message (src `a`, `tag`)
+    kFenced,   // send op `a`'s fence retired: write its flag
+    kNvlsFenced,  // multicast store op `a`'s fence retired: multicast its flag
+    kFinish,   // the collective is seen complete
+  };
   struct Delayed {
     uint64_t at_ps, seq;
     int rank;
-    uint32_t op;
+    Act act;
+    uint32_t a;
+    uint64_t tag;
     bool operator>(const Delayed& o) const {
       return at_ps != o.at_ps ? at_ps > o.at_ps : seq > o.seq;
     }
   };
   void wake(uint32_t) override;
+  void at(uint64_t t_ps, int rank, Act act, uint32_t a = 0, uint64_t tag = 0);
   void start_op(int rank, uint32_t op);
+  void post_recv(int rank, uint32_t op);
+  void finish();
+  // The protocol model (engine_protocol.cpp).
+  bool model() const { return model_; }
+  void prepare_protocol(int rank);
+  void mark_slot_receives();
+  void stream_ready(int rank, uint32_t op);    // a streamed op's deps are met
+  void try_issue(int rank, uint32_t stream);   // the stream's next op, if it is free
+  void acquire(int rank, uint32_t op);         // a slot for an issued send, or wait
+  void transmit(int rank, uint32_t op);        // a send that has its slot: to the DMA
+  void send_done(int rank, uint32_t op);       // complete at its channel-rate floor
+  void processed(int rank, uint32_t op);       // a streamed receive's data is in: read it
+  void on_protocol_delivery(int rank, const RankIo::Delivery& d, uint32_t src);
+  void on_nvls_delivery(int rank, const RankIo::Delivery& d, uint32_t src);
+  void nvls_fenced(int rank, uint32_t op);
+  void fenced(int rank, uint32_t op);
+  void polled(int rank, uint32_t src, uint64_t tag);
+  void release_slot(int rank, uint32_t reader, uint64_t tag);
+  // An op completed: a streamed send frees its stream, a receive the writer's slot.
+  void protocol_op_done(int rank, uint32_t op);
   void op_done(int rank, uint32_t op);
   void recv_arrived(int rank, uint32_t op);
-  void on_delivery(int rank, const Endpoint::Delivery& d);
+  void on_delivery(int rank, const RankIo::Delivery& d);
   void data_complete(int rank, uint32_t src_rank, uint64_t tag);
   void launch();
 
-  std::vector<Endpoint*> ranks_;
+  std::vector<RankIo*> ranks_;
   std::vector<int> rank_of_endpoint_;
   uint32_t elem_bytes_;
   coll::Schedule sched_;
@@ -110,6 +199,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   std::function<void()> on_done_;
   coll::SyncProtocol sync_;
   std::unique_ptr<TimerQueue> launch_timer_;
+  bool model_ = false;            // the protocol model runs this schedule
+  bool protocol_model_ = true;    // set_protocol_model
   std::vector<Delayed> delayed_;  // min-heap on (at_ps, seq)
   uint64_t delay_seq_ = 0;
   Alarm delay_alarm_;

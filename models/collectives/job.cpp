@@ -61,6 +61,7 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
       if (op.kind == OpKind::kSend || op.kind == OpKind::kRecv)
         tag_map.emplace(op.tag, tag_map.size());
   std::vector<uint32_t> joins(group.size());
+  int32_t max_stream = -1;
   for (size_t i = 0; i < group.size(); ++i) {
     const int rank = group[i];
     if (rank < 0 || rank >= ranks()) throw InternalError("JobBuilder::add: rank out of range");
@@ -74,6 +75,12 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
         op.peer = group.at(size_t(o.peer));
         op.offset += offset;
         op.tag = next_tag_ + tag_map.at(o.tag);
+      }
+      // Every embedded collective runs on its own thread blocks (streams): a sub's stream
+      // s becomes next_stream_ + s, so concurrent collectives never share one.
+      if (op.kind == OpKind::kSend && o.stream >= 0) {
+        op.stream = next_stream_ + o.stream;
+        max_stream = std::max(max_stream, o.stream);
       }
       if (op.deps.empty()) {
         op.deps = start[i];
@@ -91,6 +98,7 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
     joins[i] = delay(rank, 0, src.empty() ? start[i] : sinks);
   }
   next_tag_ += tag_map.size();
+  next_stream_ += max_stream + 1;
   return joins;
 }
 

@@ -8,19 +8,26 @@
 #include <string>
 #include <vector>
 
+#include "models/collectives/protocol.h"
+
 namespace fabricsim::coll {
 
-// How a receive learns that its data is complete.
+// How a receive learns that its data is complete, and the run-wide costs of the library's
+// kernels (engine.h, "The protocol model").
 struct SyncProtocol {
-  // false: a receive completes when its data has arrived (an ideal notification).
-  // true (NCCL Simple-like): the receiver answers the data with an ack of `ack_bytes`;
-  // the sender's fence completes when the ack arrives, then it writes a flag of
-  // `flag_bytes`; the receive completes when the flag arrives. Every step of this
-  // handshake is real fabric traffic, so its latency comes from the fabric.
+  // false: a receive completes when its data has arrived (an ideal notification), and
+  // nothing below but launch_latency applies: the idealised transport.
+  // true (NCCL Simple): the receiver answers the data with an ack of `ack_bytes`; the
+  // sender's fence completes when the ack arrives, then it writes a flag of `flag_bytes`;
+  // the receive completes when the flag arrives. Every step of this handshake is real
+  // fabric traffic, so its latency comes from the fabric. LL and LL128 schedules
+  // (Schedule::protocol) always run the protocol model, with their flags in the data.
   bool fence_flag = false;
   uint64_t ack_bytes = 0;
-  uint64_t flag_bytes = 0;
-  uint64_t launch_latency_ps = 0;  // from start() until the first ops may run (kernel launch)
+  uint64_t flag_bytes = 0;          // also the payload of a slot release (kHead)
+  uint64_t launch_latency_ps = 0;   // from start() until the first ops may run (kernel launch)
+  uint64_t completion_latency_ps = 0;  // last op done -> the collective is seen complete
+  uint32_t slots = 0;  // buffer slots per connection (NCCL_STEPS); 0: unbounded, no kHead
 };
 
 enum class OpKind : uint8_t {
@@ -50,6 +57,10 @@ struct Op {
   uint64_t count = 0;         // in elements
   RecvMode mode = RecvMode::kCopy;
   uint64_t duration_ps = 0;   // kCompute and kDelay only
+  // The rank's sequential executor (an NCCL channel's thread block) that issues this send
+  // under the protocol model: sends of one stream run one at a time, in program order;
+  // -1: issued as soon as its deps are met. Read for kSend only.
+  int32_t stream = -1;
   std::vector<uint32_t> deps; // indices of ops of the same rank that must complete first
 };
 
@@ -66,6 +77,7 @@ struct Schedule {
   // NVLS group size G: rank r's group is the G ranks (r / G) * G .. (r / G) * G + G - 1
   // (a two-level system's domain); 0 = every rank. Must divide ranks.
   int nvls_group = 0;
+  Protocol protocol = Protocol::kSimple;  // wire format and synchronisation (protocol.h)
 };
 
 // First rank and size of rank r's NVLS group in `s`.

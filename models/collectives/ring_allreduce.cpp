@@ -124,50 +124,77 @@ Schedule ring_allreduce(const RingParams& p, const std::vector<std::vector<int>>
       at[c][static_cast<std::size_t>(i)] = r;
       pos[c][static_cast<std::size_t>(r)] = i;
     }
-  for (int r = 0; r < n; ++r) {
+  const int built = p.rank_limit > 0 ? std::min(p.rank_limit, n) : n;
+  for (int r = 0; r < built; ++r) {
     std::vector<Op>& ops = sched.programs[static_cast<std::size_t>(r)].ops;
     // prev_recv[c][j]: op index of recv(s-1, c, j), the dep of send(s, c, j).
     std::vector<std::vector<uint32_t>> prev_recv(nch);
-    for (int s = 0; s < steps; ++s) {
-      const RecvMode mode = s <= n - 2 ? RecvMode::kReduceSum : RecvMode::kCopy;
-      // Sends of step s: block (r - s) mod n, the block received at step s-1.
+    // Block sent at step s on channel c (block (r - s) mod n); recv(s) brings block
+    // (r - 1 - s) mod n, which is the one sent at step s + 1.
+    auto sent_block = [&](std::size_t c, int s) -> const Block& {
+      return blocks[c][mod_n(pos[c][static_cast<std::size_t>(r)] - s)];
+    };
+    auto send = [&](std::size_t c, int s, uint64_t j) {
+      const int i = pos[c][static_cast<std::size_t>(r)];
+      const Block& blk = sent_block(c, s);
+      Op op;
+      op.kind = OpKind::kSend;
+      op.stream = static_cast<int32_t>(c);
+      op.peer = at[c][mod_n(i + 1)];
+      op.tag = tag_of(c, s, j);
+      op.offset = blk.offset + j * chunk;
+      op.count = std::min(chunk, blk.count - j * chunk);
+      if (s > 0) op.deps.push_back(prev_recv[c][static_cast<std::size_t>(j)]);
+      ops.push_back(std::move(op));
+    };
+    // Recv of step s: from the predecessor, which sends it with its own tag for step s.
+    auto recv = [&](std::size_t c, int s, uint64_t j) {
+      const int i = pos[c][static_cast<std::size_t>(r)];
+      const Block& blk = sent_block(c, s + 1);
+      Op op;
+      op.kind = OpKind::kRecv;
+      op.stream = static_cast<int32_t>(c);
+      op.peer = at[c][mod_n(i - 1)];
+      op.tag = tag_of(c, s, j);
+      op.offset = blk.offset + j * chunk;
+      op.count = std::min(chunk, blk.count - j * chunk);
+      op.mode = s <= n - 2 ? RecvMode::kReduceSum : RecvMode::kCopy;
+      if (ops.size() >= std::numeric_limits<uint32_t>::max())
+        bad_param("rank program exceeds 2^32-1 ops; raise chunk_bytes");
+      auto& pr = prev_recv[c];
+      if (pr.size() <= j) pr.resize(static_cast<std::size_t>(j) + 1);
+      pr[static_cast<std::size_t>(j)] = static_cast<uint32_t>(ops.size());
+      ops.push_back(std::move(op));
+    };
+    if (p.loop_slices > 0) {
+      // NCCL's loop order: per channel, chunk after chunk (loop_slices pieces each) through
+      // every step, each receive followed by the send it feeds (recvReduceSend).
+      const uint64_t g = static_cast<uint64_t>(p.loop_slices);
       for (std::size_t c = 0; c < nch; ++c) {
-        const int i = pos[c][static_cast<std::size_t>(r)];
-        const int succ = at[c][mod_n(i + 1)];
-        const Block& blk = blocks[c][mod_n(i - s)];
-        const uint64_t pieces = ceil_div(blk.count, chunk);
-        for (uint64_t j = 0; j < pieces; ++j) {
-          Op op;
-          op.kind = OpKind::kSend;
-          op.peer = succ;
-          op.tag = tag_of(c, s, j);
-          op.offset = blk.offset + j * chunk;
-          op.count = std::min(chunk, blk.count - j * chunk);
-          if (s > 0) op.deps.push_back(prev_recv[c][static_cast<std::size_t>(j)]);
-          ops.push_back(std::move(op));
+        uint64_t most = 0;
+        for (const Block& b : blocks[c]) most = std::max(most, ceil_div(b.count, chunk));
+        for (uint64_t first = 0; first < most; first += g) {
+          auto group = [&](int s) {  // pieces of this chunk in the block sent at step s
+            const uint64_t k = ceil_div(sent_block(c, s).count, chunk);
+            return std::pair<uint64_t, uint64_t>{first, std::min(first + g, k)};
+          };
+          for (auto [j, e] = group(0); j < e; ++j) send(c, 0, j);
+          for (int s = 1; s < steps; ++s)
+            for (auto [j, e] = group(s); j < e; ++j) {
+              recv(c, s - 1, j);
+              send(c, s, j);
+            }
+          for (auto [j, e] = group(steps); j < e; ++j) recv(c, steps - 1, j);
         }
       }
-      // Recvs of step s: block (r - 1 - s) mod n from the predecessor, which sends it
-      // with its own tag for step s.
+      continue;
+    }
+    for (int s = 0; s < steps; ++s) {
+      for (std::size_t c = 0; c < nch; ++c)
+        for (uint64_t j = 0; j < ceil_div(sent_block(c, s).count, chunk); ++j) send(c, s, j);
       for (std::size_t c = 0; c < nch; ++c) {
-        const int i = pos[c][static_cast<std::size_t>(r)];
-        const int pred = at[c][mod_n(i - 1)];
-        const Block& blk = blocks[c][mod_n(i - 1 - s)];
-        const uint64_t pieces = ceil_div(blk.count, chunk);
-        prev_recv[c].assign(static_cast<std::size_t>(pieces), 0);
-        for (uint64_t j = 0; j < pieces; ++j) {
-          Op op;
-          op.kind = OpKind::kRecv;
-          op.peer = pred;
-          op.tag = tag_of(c, s, j);
-          op.offset = blk.offset + j * chunk;
-          op.count = std::min(chunk, blk.count - j * chunk);
-          op.mode = mode;
-          if (ops.size() >= std::numeric_limits<uint32_t>::max())
-            bad_param("rank program exceeds 2^32-1 ops; raise chunk_bytes");
-          prev_recv[c][static_cast<std::size_t>(j)] = static_cast<uint32_t>(ops.size());
-          ops.push_back(std::move(op));
-        }
+        prev_recv[c].clear();
+        for (uint64_t j = 0; j < ceil_div(sent_block(c, s + 1).count, chunk); ++j) recv(c, s, j);
       }
     }
   }

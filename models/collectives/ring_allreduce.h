@@ -45,6 +45,12 @@ struct RingParams {
   int channels = 1;          // >= 1, independent rings over contiguous ranges of the buffer
   uint64_t chunk_bytes = 0;  // pipelining granularity in bytes, > 0 (rounded down to whole
                              // elements, at least 1 element)
+  // 0: the program order above. G >= 1: NCCL's loop order instead (the protocol model's
+  // thread blocks run it): per channel, chunk after chunk of G pieces through every step,
+  // each recv(s-1) followed by the send(s) of the same piece; for a chunk: sends of step
+  // 0, then recv(s-1, j), send(s, j) for s = 1..2n-3 and its pieces j, then recv(2n-3, j).
+  int loop_slices = 0;
+  int rank_limit = 0;        // > 0: programs of ranks [0, rank_limit) only (CollParams)
 };
 
 // Splits `total` into `parts` >= 1 contiguous counts as evenly as possible: the first

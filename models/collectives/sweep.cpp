@@ -4,7 +4,8 @@ namespace fabricsim {
 
 CollectiveSweep::CollectiveSweep(sc_core::sc_module_name n, CollectiveEngine& engine, int ranks,
                                  std::vector<uint64_t> sizes, uint32_t elem_bytes,
-                                 Factory factory, const coll::AlgoInfo* functional, int root)
+                                 Factory factory, const coll::AlgoInfo* functional, int root,
+                                 Fabric fabric)
     : sc_module(n),
       engine_(engine),
       ranks_(ranks),
@@ -12,12 +13,36 @@ CollectiveSweep::CollectiveSweep(sc_core::sc_module_name n, CollectiveEngine& en
       elem_bytes_(elem_bytes),
       factory_(std::move(factory)),
       functional_(functional),
-      root_(root) {
+      root_(root),
+      fabric_(std::move(fabric)) {
   SC_HAS_PROCESS(CollectiveSweep);
   SC_METHOD(kickoff);  // runs once at time 0
+  wait_ = std::make_unique<TimerQueue>("settle", [this](uint64_t) { settle(); });
 }
 
 void CollectiveSweep::kickoff() { start_next(); }
+
+// Packets still in flight (protocol messages of the last steps, e.g. slot releases): look
+// again a little later. Then wait until every device is idle, reset, and go on.
+void CollectiveSweep::settle() {
+  constexpr uint64_t kPollPs = 100000;  // 100 ns
+  const uint64_t now = sc_core::sc_time_stamp().value();
+  if (!fabric_.in_flight) {
+    start_next();
+    return;
+  }
+  if (fabric_.in_flight()) {
+    wait_->at(now + kPollPs, 0);
+    return;
+  }
+  const uint64_t idle = fabric_.idle_at();
+  if (idle > now) {
+    wait_->at(idle, 0);
+    return;
+  }
+  fabric_.reset();
+  start_next();
+}
 
 void CollectiveSweep::start_next() {
   if (next_ == sizes_.size()) return;
@@ -41,8 +66,10 @@ void CollectiveSweep::start_next() {
       r.checked = true;
       r.wrong = count_wrong(r.count);
     }
-    start_next();
-    if (next_ == sizes_.size() && rows_.back().end_ps && on_finished_) on_finished_();
+    if (next_ < sizes_.size())
+      settle();
+    else if (on_finished_)
+      on_finished_();
   });
 }
 

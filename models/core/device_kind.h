@@ -68,6 +68,7 @@ struct RunSettings {
   uint64_t seed = 0;
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
+  uint64_t aggregate_min_group_message = UINT64_MAX;  // in-switch group messages
 };
 
 // One device of a built system, as a kind's check sees it: its links and their peers,
@@ -105,6 +106,22 @@ struct DeviceBuild {
   const std::vector<int>& coords;     // the topology generator's coordinates (or none)
 };
 
+// A device's power for the energy of a row (docs/optical.md, "Energy"): static watts
+// while the system runs, and picojoules per wire bit it sends out of its ports.
+struct DevicePower {
+  double static_w = 0;
+  double pj_per_bit = 0;
+};
+
+// The `power` block that forwarding and NIC kinds take (keys static_power, energy_per_bit).
+struct PowerParams {
+  double static_power_w = 0;
+  double energy_pj_per_bit = 0;
+};
+const ParamBlock& power_params();
+// The power of a device type whose kind takes the `power` block (else zero).
+DevicePower power_from_block(const DeviceType& t);
+
 struct DeviceKind {
   std::string name;     // the `type:` written under device_types
   std::string summary;  // one line for `fabricsim describe`
@@ -121,6 +138,15 @@ struct DeviceKind {
   std::function<std::vector<PortGroup>(const DeviceType&)> ports;
   // Checks one device of a built system (optional): links, peers, class limits.
   std::function<void(const DeviceCheck&)> check = {};
+  // Circuit devices only (an optical circuit switch; empty for every other kind): the
+  // device's circuit map from its type and the generator's coordinates, map[p] = the port
+  // that port p is joined to by light, or -1 (dark). Such a device neither forwards nor
+  // terminates: routes, peers and path walks see the device at the far end of a circuit
+  // (topo::Graph::peer), its links are bound as usual and its model passes light through.
+  std::function<std::vector<int>(const DeviceType&, const std::vector<int>& coords)> circuits =
+      {};
+  // Its power (optional; none: no energy), for the energy of each row.
+  std::function<DevicePower(const DeviceType&)> power = {};
   // Builds the device's model (SystemC).
   std::function<std::unique_ptr<DeviceModel>(const DeviceBuild&)> create;
   // Its devices can fail as a whole (a switch_down fault): its model implements

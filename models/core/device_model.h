@@ -73,6 +73,14 @@ class DeviceModel {
   // Terminal kinds: the fabric interface that collective programs drive.
   virtual Endpoint* rank_interface() { return nullptr; }
 
+  // Independent measurements (the rows of a size sweep). Once no packet is in flight:
+  // the time by which everything the device owes has happened (every credit and ack
+  // returned, every transmitter free), and then, at or after that time, a reset of its
+  // dynamic state (credits, carried serialisation remainders, arbiter pointers, routing
+  // rotations, protocol turns) to what it was when built, so that the next row runs as
+  // it would alone. Bit-error streams (ber > 0) are not reset: they continue.
+  virtual uint64_t idle_at() const { return 0; }
+  virtual void reset_dynamic_state() {}
   // Faults (docs/architecture.md, "Faults"), for kinds whose DeviceKind::can_fail is set:
   // the device fails now (its links are already down): every transaction it holds is
   // lost, each handed to `loss` with the recovery of the port it came in on; recover():

@@ -24,6 +24,8 @@ namespace fabricsim {
 //   kNvlsResult switch -> requester: the reduced data
 //   kNvlsMcast  endpoint -> switch: a multicast store, replicated by the switch
 //   kNvlsData   switch -> every member: one replica of a multicast store
+// kHead: a collective protocol's slot release, reader -> writer (NCCL's head update: the
+// reader has consumed a buffer slot the writer may now fill again).
 // Scale-out transports (NICs, models/nic/): the data they carry keeps the kind the
 // accelerator gave it; their own control packets are
 //   kXportAck   receiver -> sender: cumulative + selective acknowledgement (SACK)
@@ -46,6 +48,7 @@ enum class PacketKind : uint8_t {
   kNvlsResult,
   kNvlsMcast,
   kNvlsData,
+  kHead,
   kXportAck,
   kXportNack,
   kCnp,

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "models/core/limits.h"
 #include "models/core/units.h"
 
 namespace fabricsim {
@@ -109,6 +110,24 @@ ParamValue default_value(const ParamSpec& spec) {
 void apply_defaults(const std::vector<ParamSpec>& specs, void* object) {
   for (const ParamSpec& s : specs)
     if (s.assign && !s.default_value.empty()) s.assign(object, default_value(s));
+}
+
+// "none" -> 0, or a bandwidth in bytes per second within the device bandwidths of limits.h.
+uint64_t optional_bandwidth_Bps(const ParamReader& r, const std::string& key) {
+  const std::string& v = r.str(key);
+  if (v == "none") return 0;
+  uint64_t bps = 0;
+  try {
+    bps = parse_bandwidth_bps(v);
+  } catch (const UnitError& ex) {
+    r.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
+  }
+  if (bps < limits::kMinDeviceBandwidthBps || bps > limits::kMaxDeviceBandwidthBps)
+    r.fail(key, "value " + v + " is outside the range of an engine's throughput",
+           "allowed range: " + format_bandwidth_Bps(uint64_t(limits::kMinDeviceBandwidthBps)) +
+               " to " + format_bandwidth_Bps(uint64_t(limits::kMaxDeviceBandwidthBps)) +
+               ", or none");
+  return bps / 8;
 }
 
 }  // namespace fabricsim

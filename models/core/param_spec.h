@@ -143,6 +143,10 @@ class ParamReader {
                                  const std::string& hint) const = 0;
 };
 
+// A kString parameter that holds a bandwidth or "none": bytes per second, 0 for "none" (the
+// units parser rejects a zero bandwidth); a bad value fails at its source.
+uint64_t optional_bandwidth_Bps(const ParamReader& r, const std::string& key);
+
 // A typed params object and the parameters bound to its fields, with an optional hook
 // that runs after every bound field is stored: derived fields (a link's rate from lanes x
 // lane_rate x encoding efficiency), values that need more than one key, cross-parameter

@@ -21,6 +21,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   staged_.assign(nports, nullptr);
   staged_msg_.assign(nports, nullptr);
   staged_count_.assign(nports, 0);
+  rr_last_.assign(nports, kNoneServed);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
   resp_q_.resize(nports);
@@ -104,7 +105,7 @@ void Endpoint::end_of_elaboration() {
 }
 
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
-                        uint8_t vc) {
+                        uint8_t vc, uint64_t not_before, uint32_t packet_cap) {
   FABRICSIM_ASSERT(bytes > 0 || kind == PacketKind::kReadReq, display_name_ + ": empty message");
   // After a fault a destination may be cut off: the message waits for a route.
   FABRICSIM_ASSERT(reaches(dst) || rerouted_,
@@ -116,6 +117,8 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   m.kind = kind;
   m.bytes = bytes;
   m.tag = tag;
+  m.not_before = not_before;
+  m.packet_cap = packet_cap;
   // Acks, flags and read requests are control; payload data and read responses are data.
   const bool data = kind == PacketKind::kData || kind == PacketKind::kReadResp;
   (data ? data_ : control_).msgs.push_back(m);
@@ -138,32 +141,76 @@ Packet* Endpoint::tx_peek(int port) {
   return nullptr;
 }
 
-// Cuts the next transaction for `port` from the oldest message in `q` that the port can
-// carry and that still has bytes to cut.
+// Cuts the next transaction for `port` from `q`: from the oldest message the port can
+// carry that still has bytes to cut, or, with interleave on (data queue), from the next
+// such message after the one this port served last, round robin: concurrent senders
+// (the thread blocks of a GPU) share its links packet by packet instead of in turn.
 Packet* Endpoint::cut(Queue& q, int port) {
-  size_t& start = q.port_start[size_t(port)];
-  for (size_t k = std::max(q.first_uncut, start); k < q.msgs.size(); ++k) {
+  if (!interleave_ || &q != &data_) {
+    // port_start: everything before it is cut or not this port's (the first message this
+    // port could carry that a scan met), so a port does not rescan a long queue.
+    size_t& start = q.port_start[size_t(port)];
+    bool first = true;
+    for (size_t k = std::max(q.first_uncut, start); k < q.msgs.size(); ++k) {
+      const Msg& m = q.msgs[k];
+      if (first && !(m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) &&
+          (m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst]).test(port)) {
+        start = k;
+        first = false;
+      }
+      if (Packet* p = cut_from(q, k, port)) return p;
+    }
+    return nullptr;
+  }
+  const auto after = std::upper_bound(
+      q.msgs.begin() + std::ptrdiff_t(q.first_uncut), q.msgs.end(), rr_last_[port],
+      [](uint64_t id, const Msg& m) { return id < m.id; });
+  const size_t start = size_t(after - q.msgs.begin());
+  for (size_t k = start; k < q.msgs.size(); ++k)
+    if (Packet* p = cut_from(q, k, port)) {
+      rr_last_[port] = q.msgs[k].id;
+      return p;
+    }
+  for (size_t k = q.first_uncut; k < start && k < q.msgs.size(); ++k)
+    if (Packet* p = cut_from(q, k, port)) {
+      rr_last_[port] = q.msgs[k].id;
+      return p;
+    }
+  return nullptr;
+}
+
+// The next transaction of message k for `port`, or nullptr if the port cannot carry it or
+// it has nothing left to cut (a fully cut oldest message moves first_uncut on).
+Packet* Endpoint::cut_from(Queue& q, size_t k, int port) {
+  {
     Msg& m = q.msgs[k];
     if (m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) {
       if (k == q.first_uncut) ++q.first_uncut;
-      continue;
+      return nullptr;
     }
     const bool group = m.dst == kGroupDst;
-    if (!(group ? nvls_reach_ : reach_[m.dst]).test(port)) continue;
-    start = k;  // everything before k is cut or not this port's
+    if (!(group ? nvls_reach_ : reach_[m.dst]).test(port)) return nullptr;
     // Small messages, and every message when aggregation is off, go packet by packet.
     // With aggregation on, a large message is cut into a multiple of k equal transactions
     // (k = ports reaching the destination), each at most txn_payload_ and in whole
     // packets, so that every message is striped evenly over every port as it would be
     // packet by packet.
-    const uint64_t pkt = packet_payload_[port], txn = txn_payload_[port];
+    // A message of small stores (packet_cap) goes packet by packet in packets that small.
+    const uint64_t pkt = m.packet_cap ? std::min<uint64_t>(m.packet_cap, packet_payload_[port])
+                                      : packet_payload_[port];
+    const uint64_t txn = m.packet_cap ? pkt : txn_payload_[port];
     uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, pkt);
-    if (txn > pkt && m.bytes >= params_.aggregate_min_message) {
+    if (txn > pkt && m.bytes >= (group ? params_.aggregate_min_group_message
+                                       : params_.aggregate_min_message)) {
       const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
       bytes = std::min({m.bytes - m.next_offset, txn, share});
+    }
+    if (m.next_offset + bytes == m.bytes && m.not_before > Port::now()) {
+      ports_[port]->kick_at(m.not_before);  // the data is not all written yet
+      return nullptr;
     }
     Packet* p = PacketPool::global().acquire();
     p->src = id_;
@@ -195,7 +242,6 @@ Packet* Endpoint::cut(Queue& q, int port) {
     staged_msg_[port] = &m;
     return p;
   }
-  return nullptr;
 }
 
 void Endpoint::retire(Queue& q) {
@@ -246,7 +292,9 @@ void Endpoint::rx_arrive(int port, Packet* p) {
     p->kind = PacketKind::kNvlsResp;
     p->payload_bytes = p->req_bytes;
     p->packet_payload = p->req_packet_payload;
-    p->head_ps = p->tail_ps = Port::now();
+    // The answer is read from local memory, the resource reductions use too: it is ready
+    // when the memory has streamed it out (its port waits until then).
+    p->head_ps = p->tail_ps = memory_read(p->payload_bytes);
     ++nvls_reads_served_;
     nvls_read_bytes_ += p->payload_bytes;
     resp_q_[port].push(p);
@@ -332,6 +380,13 @@ void Endpoint::serve_read(uint64_t) {
   send(r.dst, r.bytes, r.tag, PacketKind::kReadResp);
 }
 
+uint64_t Endpoint::memory_read(uint64_t bytes) {
+  const uint64_t now = Port::now();
+  if (!params_.memory_bandwidth_Bps) return now;
+  reduce_busy_ps_ = std::max(now, reduce_busy_ps_) + transfer_ps(bytes, params_.memory_bandwidth_Bps * 8);
+  return reduce_busy_ps_;
+}
+
 uint64_t Endpoint::reduce(uint64_t bytes) {
   const uint64_t now = Port::now();
   const uint64_t start = std::max(now, reduce_busy_ps_);
@@ -342,6 +397,28 @@ uint64_t Endpoint::reduce(uint64_t bytes) {
   reduce_busy_ps_ = start + dur;
   reduce_bytes_ += bytes;
   return reduce_busy_ps_;
+}
+
+bool Endpoint::via_nic(uint32_t dst) const {
+  bool nic = false;
+  if (dst < reach_.size())
+    reach_[dst].for_each([&](int port) { nic = nic || port >= params_.ports; });
+  return nic;
+}
+
+uint64_t Endpoint::idle_at() const {
+  uint64_t t = reduce_busy_ps_;
+  for (const auto& port : ports_) t = std::max(t, port->idle_at());
+  return t;
+}
+
+void Endpoint::reset_dynamic_state() {
+  FABRICSIM_ASSERT(active_ == 0 && rx_msgs_.empty(), display_name_ + ": reset with messages in flight");
+  for (auto& port : ports_) port->reset();
+  rng_ = Rng(params_.seed, display_name_);
+  std::fill(resp_turn_.begin(), resp_turn_.end(), uint8_t(0));
+  std::fill(rr_last_.begin(), rr_last_.end(), kNoneServed);
+  for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
 }
 
 nlohmann::json Endpoint::stats_json(uint64_t now_ps) const {

@@ -14,7 +14,9 @@
 
 #include <systemc>
 
+#include "models/collectives/rank_io.h"
 #include "models/core/device_model.h"
+#include "models/endpoint/endpoint_params.h"
 #include "models/core/fifo.h"
 #include "models/link/port.h"
 #include "models/core/rng.h"
@@ -23,35 +25,11 @@
 
 namespace fabricsim {
 
-// Declared in models/endpoint/endpoint_kind.cpp (defaults there).
-struct EndpointParams {
-  std::string protocol;               // of its fabric ports
-  int ports = 0;                      // fabric ports: port[0] .. port[ports - 1]
-  int nic_ports = 0;                  // scale-out NIC ports, numbered after the fabric ports
-  std::string nic_protocol;
-  uint64_t memory_bandwidth_bps = 0;  // local memory, bits/s
-  uint64_t memory_bandwidth_Bps = 0;  // the same in whole bytes/s; a reduction of B bytes
-                                      // moves 3B (2 reads, 1 write)
-  uint64_t read_turnaround_ps = 0;    // read request arrived -> its response handed to the DMA
-  // Run-wide settings (the `simulation:` section and the seed).
-  uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
-  uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
-  uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
-
-  int total_ports() const { return ports + nic_ports; }
-};
-
-class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel {
+class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel, public RankIo {
  public:
-  struct Delivery {
-    uint32_t src;       // source endpoint id
-    PacketKind kind;
-    uint64_t tag;
-    uint64_t bytes;
-    uint64_t msg_id;
-  };
-  using DeliveryFn = std::function<void(const Delivery&)>;
-  using SentFn = std::function<void(uint64_t msg_id, PacketKind kind)>;
+  using Delivery = RankIo::Delivery;
+  using DeliveryFn = RankIo::DeliveryFn;
+  using SentFn = RankIo::SentFn;
   // A read completed: the whole response has arrived. `rtt_ps` = arrival - read() call.
   using ReadDoneFn = std::function<void(uint32_t target, uint64_t tag, uint64_t bytes,
                                         uint64_t rtt_ps)>;
@@ -59,7 +37,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t id,
            const EndpointParams& p);
 
-  uint32_t id() const { return id_; }
+  uint32_t id() const override { return id_; }
+  const EndpointParams& params() const override { return params_; }
   const std::string& display_name() const override { return display_name_; }
   Port& port(int i) override { return *ports_.at(i); }
   // routes[dst endpoint id] = ports of this endpoint on a shortest path to it.
@@ -71,13 +50,24 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   uint64_t payload_sourced() const override { return bytes_sent_; }
   uint64_t payload_sunk() const override { return bytes_received_; }
   bool reaches(uint32_t dst) const { return dst < reach_.size() && reach_[dst].any(); }
+  // Its traffic to `dst` leaves through its NIC ports (scale-out), not its fabric ports.
+  bool via_nic(uint32_t dst) const override;
 
   // Queue a message; returns its id. `on_sent` fires when its last transaction has started
   // on a wire. Data messages are served oldest first; control messages (kAck, kFlag: a
   // few bytes written by a collective protocol) go ahead of queued data, as a GPU's
   // flag store is not queued behind other channels' bulk stores.
+  // `not_before` (ps, 0: none): its last transaction may not leave before then (the data is
+  // produced at a finite rate: the thread block writing it finishes at that time).
+  // `packet_cap` (bytes, 0: none): the stores that write it are this small and travel
+  // unmerged, so its packets carry at most this much payload (never aggregated).
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
-                uint8_t vc = 0);
+                uint8_t vc = 0, uint64_t not_before = 0, uint32_t packet_cap = 0) override;
+  // Concurrent senders: data messages share each port round robin, one transaction of
+  // each in turn (on), instead of oldest first (off, the default). The collective engine
+  // turns it on under its protocol model: a GPU's channels are thread blocks that store
+  // at the same time, so their packets interleave on the links.
+  void set_interleave(bool on) override { interleave_ = on; }
   // In-switch reduction and multicast (NVLS). `ports` are the ports into switches that
   // offer in-network collectives (Switch::offers_collectives: the NVLS engine); group
   // messages are striped over them. send_group(kNvlsReq, B) asks the switches to reduce
@@ -88,9 +78,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // (kNvlsRead) are answered on the port they came in on, by the memory system rather
   // than the DMA queues; the port takes responses and DMA transactions in turn.
   void set_group_ports(const std::vector<int>& ports);
-  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag);
-  void on_delivery(DeliveryFn fn) { on_delivery_ = std::move(fn); }
-  void on_sent(SentFn fn) { on_sent_ = std::move(fn); }
+  uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag) override;
+  void on_delivery(DeliveryFn fn) override { on_delivery_ = std::move(fn); }
+  void on_sent(SentFn fn) override { on_sent_ = std::move(fn); }
   // Read `bytes` of `target`'s memory (memory semantics, UALink-style). A read request
   // (a control message without payload) travels to the target; when it has arrived the
   // target waits its read_turnaround (memory access) and its DMA sends the data back as a
@@ -100,12 +90,19 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void on_read_done(ReadDoneFn fn) { on_read_done_ = std::move(fn); }
   uint64_t reads_completed() const { return reads_done_; }
   // Reserve the reduction engine for `bytes` of reduced output; returns the time it is done.
-  uint64_t reduce(uint64_t bytes);
+  // It and the NVLS read answers (memory_read) share the local memory, one serial server
+  // at memory_bandwidth.
+  uint64_t reduce(uint64_t bytes) override;
+  uint64_t memory_read(uint64_t bytes);
 
   nlohmann::json stats_json(uint64_t now_ps) const override;
   uint64_t bytes_sent() const { return bytes_sent_; }
   uint64_t bytes_received() const { return bytes_received_; }
   uint64_t messages_in_flight() const override { return rx_msgs_.size() + active_; }
+  // Between independent measurements: ports and reduction engine idle; then the ports'
+  // credits and remainders, the entropy stream and the response turns as when built.
+  uint64_t idle_at() const override;
+  void reset_dynamic_state() override;
 
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;
@@ -132,6 +129,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     uint64_t next_offset = 0;  // bytes already cut into transactions
     uint32_t read_bytes = 0;   // kReadReq: bytes asked for (the request carries no payload)
     bool cut_once = false;     // a transaction was cut (a read request has no bytes to count)
+    uint64_t not_before = 0;   // its last transaction leaves no earlier (ps)
+    uint32_t packet_cap = 0;   // payload per packet at most this (0: the port's)
     uint64_t unsent = 0;       // transactions cut but not yet on a wire
     bool done = false;         // every byte has started on a wire
   };
@@ -161,6 +160,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     std::vector<size_t> port_start;
   };
   Packet* cut(Queue& q, int port);
+  Packet* cut_from(Queue& q, size_t k, int port);
   static void retire(Queue& q);
   Queue control_, data_;            // the DMA serves control_ first
   // Faults: transactions to send again, oldest first, each with the message it was cut
@@ -174,6 +174,11 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   bool stage_resend(int port);  // moves the oldest resend `port` can carry into staged_
   bool rerouted_ = false;       // routes were recomputed after a fault: a destination
                                 // may be unreachable for a while
+  bool interleave_ = false;         // data messages round robin per port (set_interleave)
+  // [port]: id of the data message it cut from last; kNoneServed: none yet (start at the
+  // oldest: message ids start at 0, so 0 cannot mean "none")
+  static constexpr uint64_t kNoneServed = UINT64_MAX;
+  std::vector<uint64_t> rr_last_;
   uint64_t active_ = 0;
   std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
   std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to (nullptr: a resend)

@@ -1,5 +1,6 @@
 // The accelerator's fabric interface as a device kind: a terminal device (a rank) with
 // fabric ports and optional scale-out NIC ports.
+#include <algorithm>
 #include <map>
 
 #include "models/core/device_kind.h"
@@ -42,8 +43,48 @@ DeviceKind endpoint_kind() {
                   0, 64),
             &E::nic_ports),
        bind(choice("nic_protocol", link_protocols(), "infiniband", "Protocol of the NIC ports."),
-            &E::nic_protocol)},
-      [](E& e, const ParamReader&) { e.memory_bandwidth_Bps = e.memory_bandwidth_bps / 8; }));
+            &E::nic_protocol),
+       bind(param("flag_latency", K::kTime, "0ns", "ns",
+                  "Collective protocol model (sync: fence_flag, protocol ll): from a flag "
+                  "(Simple) or an 8-byte LL line landing in this GPU's memory to the thread "
+                  "block polling it seeing it.",
+                  0),
+            &E::flag_latency_ps),
+       bind(param("ll128_flag_latency", K::kTime, "0ns", "ns",
+                  "The same for protocol ll128: a step's 128-byte lines are polled by the "
+                  "warps of a 640-thread block, each line's flag in its last 8 bytes.",
+                  0),
+            &E::ll128_flag_latency_ps),
+       bind(param("fence_latency", K::kTime, "0ns", "ns",
+                  "Collective protocol model, Simple: from the acknowledgements of a step's "
+                  "writes being back to its fence retiring and the flag being written.",
+                  0),
+            &E::fence_latency_ps),
+       param("channel_bandwidth", K::kString, "none", "GB/s",
+             "Collective protocol model: the rate at which the thread block one channel runs "
+             "on passes a step's data (reads, reduces and stores it; a bandwidth such as "
+             "40GB/s), protocol simple; none: unlimited."),
+       bind(param("ll_store_bytes", K::kBytes, "0B", "bytes",
+                  "Protocol ll: the GPU's LL stores (a 16-byte line of data and flags per "
+                  "thread, volatile) reach the link unmerged in packets of at most this "
+                  "payload; 0B: merged into the link's packet_payload like any store.",
+                  0),
+            &E::ll_store_bytes),
+       param("ll_channel_bandwidth", K::kString, "none", "GB/s",
+             "The same for protocol ll, in bytes of LL lines (data and flags) per second."),
+       param("ll128_channel_bandwidth", K::kString, "none", "GB/s",
+             "The same for protocol ll128, in bytes of LL128 lines per second."),
+       bind(param("ll128", K::kBool, "false", "",
+                  "128-byte stores from this GPU arrive whole and in order (NCCL enables "
+                  "LL128 only on NVLink-attached Volta, Ampere and Hopper GPUs): protocol "
+                  "ll128 is allowed."),
+            &E::ll128)},
+      [](E& e, const ParamReader& r) {
+        e.memory_bandwidth_Bps = e.memory_bandwidth_bps / 8;
+        e.channel_bps[0] = optional_bandwidth_Bps(r, "channel_bandwidth") * 8;
+        e.channel_bps[1] = optional_bandwidth_Bps(r, "ll_channel_bandwidth") * 8;
+        e.channel_bps[2] = optional_bandwidth_Bps(r, "ll128_channel_bandwidth") * 8;
+      }));
   k.ports = [](const DeviceType& t) {
     const E& e = t.get<E>();
     return std::vector<PortGroup>{{"fabric", e.ports, e.protocol},
@@ -72,6 +113,8 @@ DeviceKind endpoint_kind() {
     E e = b.type.get<E>();
     e.aggregate_bytes = b.run.aggregate_bytes;
     e.aggregate_min_message = b.run.aggregate_min_message;
+    e.aggregate_min_group_message =
+        std::min(b.run.aggregate_min_message, b.run.aggregate_min_group_message);
     e.seed = b.run.seed;
     return std::make_unique<Endpoint>(b.name.c_str(), b.name, uint32_t(b.endpoint_id), e);
   };

@@ -61,6 +61,9 @@ class LinkLayer {
   virtual TxTiming send(const Packet& p, uint64_t t, uint64_t wire) = 0;
 
   const RetryCounters& retry_counters() const { return retry_; }
+  // Between independent measurements, on an idle link: forget carried remainders (the
+  // bit-error stream and the counters stay).
+  virtual void reset() {}
 
   // A bit-error burst (faults): from now on CRC errors are drawn at `ber` per wire bit
   // (0: none), from the stream Rng(seed, port name + "/ber_burst"). Needs a port built

@@ -62,6 +62,13 @@ const ParamBlock& link_params() {
                   "Receive buffer per virtual channel at each end; credits = its size.", 1,
                   limits::kMaxBufferBytes),
             &L::rx_buffer_bytes),
+       bind(param("energy_per_bit", K::kReal, "0", "pJ/bit",
+                  "Energy per wire bit sent, one direction, both ends' PHYs together (SerDes "
+                  "and retimers for copper, the transceiver pair for optics); the energy of a "
+                  "row counts every port's wire bits at its link's value (docs/optical.md, "
+                  "\"Energy\"). 0: not modelled.",
+                  0.0, 1000.0),
+            &L::energy_pj_per_bit),
        bind(param("ber", K::kReal, "0", "errors per wire bit",
                   "Bit error rate of each direction, after FEC. > 0 turns on link-level "
                   "retry: CRC errors drawn per wire bit, NAK and go-back-N replay from the "

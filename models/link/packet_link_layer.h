@@ -29,6 +29,7 @@ class PacketLinkLayer : public LinkLayer {
 
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) final;
   void set_ber(double ber) final;
+  void reset() final { ser_ = Serializer(ser_.rate_bps()); }
 
  protected:
   // What prepare() sized for a transaction of several packets: the wire bytes of a full

@@ -1,5 +1,7 @@
 #include "models/link/port.h"
 
+#include <algorithm>
+
 #include "models/core/errors.h"
 
 namespace fabricsim {
@@ -199,6 +201,28 @@ void Port::absorb_credits(uint64_t t) {
   }
 }
 
+// A credit-free receiver's transmitter (set_credit_free_rx) starts with this many credits.
+constexpr uint64_t kUnlimited = UINT64_MAX / 4;
+
+uint64_t Port::idle_at() const {
+  uint64_t t = std::max(busy_until_, last_release_at_);
+  if (!credit_fifo_.empty()) t = std::max(t, credit_fifo_.at(credit_fifo_.size() - 1).at_ps);
+  if (!acks_.empty()) t = std::max(t, acks_.at(acks_.size() - 1).at_ps);
+  return t;
+}
+
+void Port::reset() {
+  FABRICSIM_ASSERT(arrivals_.empty(), display_name_ + ": reset with arrivals pending");
+  absorb_credits(UINT64_MAX);
+  for (uint64_t c : credits_)
+    FABRICSIM_ASSERT(c == peer_link_.rx_buffer_bytes || c > kUnlimited / 2,  // credit-free rx
+                     display_name_ + ": reset with credits out");
+  while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
+  stall_since_ = replay_stall_since_ = UINT64_MAX;
+  std::fill(std::begin(pause_until_), std::end(pause_until_), uint64_t(0));  // no pause carried
+  if (layer_) layer_->reset();
+}
+
 void Port::pause(uint8_t prio, uint64_t until_ps) {
   const uint64_t t = now();
   prio &= 7;
@@ -279,7 +303,6 @@ void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool rep
   a.peer_ = &b;
   b.peer_ = &a;
   // Into a credit-free receiver the transmitter never waits for credits (none come back).
-  constexpr uint64_t kUnlimited = UINT64_MAX / 4;
   if (b.credit_free_rx_) a.credits_.assign(a.credits_.size(), kUnlimited);
   if (a.credit_free_rx_) b.credits_.assign(b.credits_.size(), kUnlimited);
   a.tx.bind(b.rx);

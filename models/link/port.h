@@ -34,6 +34,7 @@
 // every pause frame, so a resume takes effect at once). The transmit path itself costs
 // nothing for links without PFC.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -132,6 +133,8 @@ class Port : public sc_core::sc_module,
     const uint64_t t = now();
     if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
+  // The owner will have work for this port at `t` (>= now): look then.
+  void kick_at(uint64_t t) { Scheduler::instance().set(tx_alarm_, std::max(t, busy_until_)); }
   // An owner that frees a frame's receive buffer as soon as the frame is in, on links whose
   // buffer covers the credit loop (Ethernet: checked by the kinds that do this), declares
   // it before binding: the transmitter into this port then keeps no credit accounting
@@ -160,6 +163,11 @@ class Port : public sc_core::sc_module,
   // Since when the transmitter has been waiting for credits (UINT64_MAX: it is not): for
   // the deadlock report.
   uint64_t credit_wait_since_ps() const { return stall_since_; }
+  // Independent measurements (DeviceModel::idle_at): the time its transmitter is free and
+  // every credit and ack it is owed is back; reset() then restores full credits, an empty
+  // replay buffer and the link layer's carried remainders (nothing may be in flight).
+  uint64_t idle_at() const;
+  void reset();
   uint64_t rx_latency_ps() const { return rx_latency_ps_; }
   ObservedLevel& queue_stat() { return queue_; }
   const ObservedLevel& queue_stat() const { return queue_; }

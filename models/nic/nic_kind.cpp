@@ -124,7 +124,9 @@ DeviceKind nic_device_kind(std::string name, std::string summary, ParamBlock tra
   k.name = std::move(name);
   k.summary = std::move(summary);
   k.forwards = true;
-  k.params = {nic_params_block(rto_default, tc_default), std::move(transport_block)};
+  k.params = {nic_params_block(rto_default, tc_default), std::move(transport_block),
+              power_params()};
+  k.power = power_from_block;
   k.ports = [](const DeviceType& t) {
     const NicParams& n = t.get<NicParams>();
     return std::vector<PortGroup>{{"host", n.host_ports, n.host_protocol},

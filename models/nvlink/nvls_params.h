@@ -11,6 +11,7 @@ struct NvlsParams {
   bool enabled = false;                // nvls
   uint64_t reduce_Bps = 0;             // reduction engine: input bytes per second, per chip
   uint64_t multicast_Bps = 0;          // multicast engine: input bytes per second (0: no limit)
+  uint64_t latency_ps = 0;             // added to every result and replica (the NVLS path)
   std::vector<std::string> datatypes;  // element types the reduction engine reduces
 };
 

@@ -177,6 +177,8 @@ void NvlsUnit::reduced(Packet* p) {
   p->packet_payload = req->req_packet_payload;
   p->npackets = req->npackets;
   p->inject_ps = req->inject_ps;
+  // The NVLS path's own latency: the result leaves no earlier (its egress port waits).
+  p->head_ps = p->tail_ps = SwitchFrame::now() + params_.latency_ps;
   emitted_ += p->payload_bytes;
   const int out = ctx.out;
   PacketPool::global().release(req);
@@ -197,6 +199,7 @@ void NvlsUnit::replicate(Packet* p) {
     }
     r->dst = m.endpoint;
     r->kind = PacketKind::kNvlsData;
+    r->head_ps = r->tail_ps = SwitchFrame::now() + params_.latency_ps;  // as a result
     emitted_ += r->payload_bytes;
     frame().emit(m.ports[size_t(j) % m.ports.size()], r);
   }
@@ -220,28 +223,9 @@ void NvlsUnit::add_stats(nlohmann::json& j, uint64_t now_ps) const {
 
 namespace {
 
-// "none" -> 0, or a bandwidth in bytes per second, within the device bandwidths of
-// limits.h.
-uint64_t optional_Bps(const ParamReader& r, const std::string& key) {
-  const std::string& v = r.str(key);
-  if (v == "none") return 0;
-  uint64_t bps = 0;
-  try {
-    bps = parse_bandwidth_bps(v);
-  } catch (const UnitError& ex) {
-    r.fail(key, ex.problem(), "a bandwidth such as 2000GB/s, or none");
-  }
-  if (bps < limits::kMinDeviceBandwidthBps || bps > limits::kMaxDeviceBandwidthBps)
-    r.fail(key, "value " + v + " is outside the range of an engine's throughput",
-           "allowed range: " + format_bandwidth_Bps(uint64_t(limits::kMinDeviceBandwidthBps)) +
-               " to " + format_bandwidth_Bps(uint64_t(limits::kMaxDeviceBandwidthBps)) +
-               ", or none");
-  return bps / 8;
-}
-
 void resolve(NvlsParams& n, const ParamReader& r) {
-  n.reduce_Bps = optional_Bps(r, "nvls_reduce_bandwidth");
-  n.multicast_Bps = optional_Bps(r, "nvls_multicast_bandwidth");
+  n.reduce_Bps = optional_bandwidth_Bps(r, "nvls_reduce_bandwidth");
+  n.multicast_Bps = optional_bandwidth_Bps(r, "nvls_multicast_bandwidth");
   if (n.enabled && n.reduce_Bps == 0)
     r.fail("nvls", "nvls is true but nvls_reduce_bandwidth is not set",
            "set the reduction engine's throughput, e.g. nvls_reduce_bandwidth: 2000GB/s");
@@ -282,6 +266,10 @@ SwitchFeatureKind nvls_feature() {
              "Multicast engine throughput: stored bytes it replicates per second (a "
              "bandwidth); none = not a bottleneck (replicas still serialise on every output "
              "link)."),
+       bind(param("nvls_latency", K::kTime, "0ns", "ns",
+                  "The NVLS path's own latency: added to every reduction result and "
+                  "multicast replica the unit sends (its egress waits for it)."),
+            &NvlsParams::latency_ps),
        param("nvls_datatypes", K::kString, "float,half,bfloat16", "",
              "Comma-separated element types the reduction engine supports; an nvls "
              "reduction of another type is a config error.")},

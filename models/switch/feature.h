@@ -50,9 +50,10 @@ class SwitchFrame {
   // absolute time t_ps; the calendar calls feature->wake(what) then.
   static void wake_at(Alarm& a, uint64_t t_ps) { Scheduler::instance().set(a, t_ps); }
 
-  // Puts `p` at the back of egress queue `out` now (head and tail present now), through
-  // the egress admission hooks. A feature's packets may overshoot egress_buffer; the
-  // crossbar keeps arbitrating other traffic.
+  // Puts `p` at the back of egress queue `out` now, through the egress admission hooks;
+  // it leaves at p.head_ps if the feature set that later than now (a pipeline latency of
+  // its own: the port waits for it), else at once. A feature's packets may overshoot
+  // egress_buffer; the crossbar keeps arbitrating other traffic.
   void emit(int out, Packet* p) const;
   // Frees the ingress buffer `p` holds on port `in` after `after_ps`: its credits go back
   // upstream (in arrival order per port, see Port::release_rx).

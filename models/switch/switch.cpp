@@ -284,7 +284,8 @@ void Switch::tx_pop(int port, Packet* p) {
 
 void Switch::emit(int out, Packet* p) {
   const uint64_t t = Port::now();
-  p->head_ps = p->tail_ps = t;
+  // A feature may set a later time at which the packet may leave (p->head_ps).
+  p->head_ps = p->tail_ps = std::max(t, p->head_ps);
   if (!admission_.empty() && !admit(out, p, false)) return;
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
@@ -352,6 +353,22 @@ nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   if (arbiter_) j["arbiter"] = params_.arbiter;
   for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_stats(j, now_ps);
   return j;
+}
+
+uint64_t Switch::idle_at() const {
+  uint64_t t = 0;
+  for (const auto& port : ports_)
+    if (port && port->attached()) t = std::max(t, port->idle_at());
+  return t;
+}
+
+void Switch::reset_dynamic_state() {
+  FABRICSIM_ASSERT(pending_ == 0, display_name_ + ": reset with queued traffic");
+  for (auto& port : ports_)
+    if (port && port->attached()) port->reset();
+  // Frames with a crossbar arbiter get a fresh one (the output-queued frame has none).
+  if (arbiter_) arbiter_ = make_arbiter(params_.arbiter, n_, n_, params_.islip_iterations);
+  std::fill(rr_.begin(), rr_.end(), 0u);
 }
 
 }  // namespace fabricsim

@@ -71,6 +71,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   uint64_t payload_absorbed() const;
   uint64_t payload_emitted() const;
   nlohmann::json stats_json(uint64_t now_ps) const override;
+  // Between independent measurements: every port idle; then fresh arbiter pointers and
+  // adaptive-routing rotations, and the ports' credits and remainders restored.
+  uint64_t idle_at() const override;
+  void reset_dynamic_state() override;
 
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;

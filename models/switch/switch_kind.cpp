@@ -20,8 +20,11 @@ const ParamBlock& switch_frame_params() {
   static const ParamBlock block = param_block<S>(
       "switch_frame",
       {bind(choice("protocol", link_protocols(), "", "Protocol of its ports."), &S::protocol),
-       bind(param("ports", K::kInt, "", "ports", "Switch ports; unlinked ones stay unused.", 2,
-                  4096),
+       bind(param("ports", K::kInt, "", "ports",
+                  "Switch ports; unlinked ones stay unused. Above a few hundred, only for the "
+                  "flow level (a rail of 10,000+ nodes as one non-blocking switch): the packet "
+                  "level's input queues grow as ports^2.",
+                  2, 16384),
             &S::ports),
        bind(param("pipeline_latency", K::kTime, "", "ns",
                   "Ingress pipeline: arrival of a packet's head to eligible for the crossbar.", 0,
@@ -71,6 +74,8 @@ DeviceKind switch_frame_kind(std::string name, std::string summary,
   k.can_fail = true;
   k.params.push_back(frame);
   for (const std::string& f : features) k.params.push_back(switch_features().at(f).params);
+  k.params.push_back(power_params());
+  k.power = power_from_block;
   k.ports = [](const DeviceType& t) {
     const SwitchParams& sp = t.get<SwitchParams>();
     return std::vector<PortGroup>{{"fabric", sp.ports, sp.protocol}};

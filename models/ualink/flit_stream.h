@@ -77,6 +77,12 @@ class FlitStream {
   // The transmitter stays busy until `t` (a multi-packet transaction waiting for its
   // tail): the open codeword is closed, the next packet starts a new run.
   void close() { open_ = false; }
+  // An idle link between independent measurements: the next packet starts a new run and
+  // the wire bytes' carried remainder starts from zero.
+  void restart() {
+    open_ = false;
+    wire_rem_ = 0;
+  }
   // Time of one codeword (rounded up).
   uint64_t codeword_ps() const { return transfer_ps(cw_bytes_, rate_bps_); }
 

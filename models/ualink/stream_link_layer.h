@@ -30,6 +30,7 @@ class StreamLinkLayer final : public LinkLayer {
   }
   TxTiming send(const Packet& p, uint64_t t, uint64_t wire) override;
   void set_ber(double ber) override;
+  void reset() override { stream_.restart(); }
 
  private:
   const UALinkFraming f_;  // a copy of the link's (immutable, small) framing

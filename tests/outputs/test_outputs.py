@@ -45,11 +45,14 @@ def case_trace():
     check(len(rows) == 14, "14 rows")
     u = {row["size_bytes"]: row["stats"]["bottleneck"]["utilisation"] for row in rows}
     # 1 MiB is latency-bound (the ring waits for acks and flags); 8 GiB keeps every link busy.
-    check(u[1 << 20] < 0.6, "1 MiB bottleneck utilisation %.3f < 0.6" % u[1 << 20])
+    # (1 MiB runs NCCL's LL protocol: its lines carry 4 B of flag per 4 B of data, so the
+    # port is busier than the data alone would make it, 0.68, but still far from full.)
+    check(u[1 << 20] < 0.8, "1 MiB bottleneck utilisation %.3f < 0.8" % u[1 << 20])
     check(u[8 << 30] > 0.99, "8 GiB bottleneck utilisation %.4f > 0.99" % u[8 << 30])
     g0 = [p for p in rows[0]["stats"]["ports"] if p["name"] == "gpu0.port[0]"][0]
     g13 = [p for p in rows[13]["stats"]["ports"] if p["name"] == "gpu0.port[0]"][0]
-    check(g13["utilisation"] > g0["utilisation"] + 0.4, "gpu0.port[0] utilisation grows from 1 MiB to 8 GiB")
+    # (from LL's 0.68 at 1 MiB, whose lines double the bytes, to a full link at 8 GiB)
+    check(g13["utilisation"] > g0["utilisation"] + 0.25, "gpu0.port[0] utilisation grows from 1 MiB to 8 GiB")
     check(r["schema_version"] == 2 and r["stats"]["gpu0.port[3]"]["port"] == 3
           and r["stats"]["gpu0.port[3]"]["kind"] == "endpoint", "structured stats (kind, device, port)")
     names = list(r["stats"].keys())
@@ -179,13 +182,34 @@ def case_report():
     run("run", "configs/dgx_h100.yaml", "--set", "workload.max_bytes=16MiB", "--out", d + "/run", "--quiet", "--histograms")
     run("compare", "configs/compare_scaleup.yaml", "--set", "workload.max_bytes=2MiB", "-j", "2", "--out", d + "/cmp", "--quiet")
     run("report", d + "/run/results.json", d + "/cmp/results.json", "-o", d + "/report.html")
+    # The published figures the config names: each matched point carries the simulated
+    # value of its row and the error against it; unmatched points (no row of the size or
+    # algorithm) carry nulls.
+    res = json.load(open(d + "/run/results.json"))
+    rows = {r["size_bytes"]: r for r in res["rows"]}
+    matched = 0
+    for c in res["published"]:
+        for p in c["points"]:
+            row = rows.get(p["size_bytes"]) if c["algorithm"] in (None, "ring") else None
+            for k, sk, ek, rk in (("busbw_GBps", "simulated_busbw_GBps", "busbw_error_pct", "busbw_GBps"),
+                                  ("time_us", "simulated_time_us", "time_error_pct", "time_us")):
+                if k not in p: continue
+                if row is None:
+                    check(p[sk] is None and p[ek] is None, "unmatched published point has no simulated value")
+                else:
+                    matched += 1
+                    check(p[sk] == row[rk], "published point %d B: simulated %s is the row's" % (p["size_bytes"], k))
+                    check(abs(p[ek] - 100 * (row[rk] / p[k] - 1)) < 1e-9, "published point error is sim/pub - 1")
+    check(matched == 5, "1, 2, 4, 8 and 16 MiB of the H20 curve are matched (got %d)" % matched)
+    check(any(a["key"] == "device_types.nvswitch3.speedup" for a in res["assumptions"]), "assumptions echoed")
     html = open(d + "/report.html").read()
     check("http://" not in html.split("<script>")[0] and "<script src" not in html, "no external resources")
     p = subprocess.run([sys.executable, os.path.join(SRC, "tests/browser/check_report.py"), d + "/report.html",
                         "--figure", "busbw", "--figure", "time", "--figure", "topology_0", "--figure", "heatmap_0",
                         "--figure", "queue_histogram_0", "--figure", "credit_stall_0", "--figure", "topology_5",
                         "--table", "systems", "--table", "busbw_side_by_side", "--table", "rows_0",
-                        "--table", "counts_0", "--table", "params_0", "--table", "queue_percentiles_0"],
+                        "--table", "counts_0", "--table", "params_0", "--table", "queue_percentiles_0",
+                        "--table", "published_0", "--table", "assumptions_0"],
                        capture_output=True, text=True)
     print(p.stdout)
     check(p.returncode == 0, "the report renders in headless Chromium with its figures and tables")

@@ -182,21 +182,21 @@ std::pair<std::string, double> one_switch_row(const std::string& algo, const std
 
 }  // namespace
 
-// With NVLS switches auto considers nvls. On one switch with sync: data a point-to-point
-// step is one packet trip (2 links + pipeline, 166 ns) and direct needs 2 of them, while an
-// NVLS reduction is 4 link trips and 2 pipelines and its store 2 more links and a pipeline
-// (460 ns): at 1 KiB direct wins (simulated 0.365 us, nvls 0.497). Per byte nvls moves
-// 1.325 S on the busier (switch -> GPU) direction against the point-to-point algorithms'
-// 1.75 S: at 1 MiB nvls wins (42.04 us, direct = ring = halving-doubling 46.03). auto must
-// pick direct and nvls, each row's time must be the explicit run's (same schedule, same
-// fabric: exactly equal), and that must be the fastest of every candidate simulated.
-TEST(AutoNvls, OneSwitchPicksDirectSmallAndNvlsLargeAndTheFastestSimulated) {
+// With NVLS switches auto considers nvls beside NCCL's ring and tree (auto's candidates
+// are NCCL's algorithms). On one switch with sync: data an NVLS reduction is 4 link trips
+// and 2 pipelines and its store 2 more links and a pipeline (0.497 us at 1 KiB), while the
+// ring and NCCL's single-node tree (a chain of the 8 ranks) take 14 dependent steps. Per
+// byte nvls moves 1.325 S on the busier (switch -> GPU) direction against the ring's 1.75 S
+// and the tree's 2 S: nvls wins at 1 KiB and 1 MiB. auto must pick nvls, each row's time
+// must be the explicit run's (same schedule, same fabric: exactly equal), and that must be
+// the fastest of every candidate simulated.
+TEST(AutoNvls, OneSwitchPicksNvlsAndTheFastestSimulated) {
   for (const char* size : {"1KiB", "1MiB"}) {
     const auto [pick, t_auto] = one_switch_row("auto", size, true);
     RecordProperty(std::string("auto_") + size, pick + " " + std::to_string(t_auto));
-    EXPECT_EQ(pick, std::string(size) == "1KiB" ? "direct" : "nvls") << size;
+    EXPECT_EQ(pick, "nvls") << size;
     double best = 1e300;
-    for (const char* algo : {"ring", "tree", "halving_doubling", "direct", "hierarchical", "nvls"}) {
+    for (const char* algo : {"ring", "tree", "nvls"}) {
       const double t = one_switch_row(algo, size, true).second;
       if (algo == pick) {
         EXPECT_EQ(t_auto, t) << size << " " << algo;
@@ -211,7 +211,7 @@ TEST(AutoNvls, OneSwitchPicksDirectSmallAndNvlsLargeAndTheFastestSimulated) {
 // algbw is the GPU's NVLink payload rate, 18 x 25 GB/s x 128/160 = 360 GB/s, over the
 // switch -> GPU bytes per byte of S, 32/160 (reads) + 1/8 (result) + 1 (replicas) = 1.325:
 // 271.7 GB/s, against the ring's 205.7. auto picks nvls, and its row is the explicit nvls
-// run's (247.65 us; ring 327.93).
+// run's. The row and the model name the protocol: NVLS runs Simple (as NCCL's).
 TEST(AutoNvls, DgxH100PicksNvlsForLargeMessages) {
   double t[2];
   std::string pick;
@@ -231,16 +231,17 @@ TEST(AutoNvls, DgxH100PicksNvlsForLargeMessages) {
     }
   }
   RecordProperty("auto_us", std::to_string(t[0]));
-  EXPECT_EQ(pick, "nvls");
+  EXPECT_EQ(pick, "nvls/simple");
   EXPECT_EQ(t[0], t[1]);
-  ASSERT_TRUE(model.contains("nvls")) << model.dump();
-  EXPECT_NEAR(model["nvls"]["GBps"].get<double>(), 360.0 / 1.325, 0.01);
+  ASSERT_TRUE(model.contains("nvls/simple")) << model.dump();
+  EXPECT_NEAR(model["nvls/simple"]["GBps"].get<double>(), 360.0 / 1.325, 0.01);
   EXPECT_FALSE(model.contains("hierarchical_nvls"));  // one domain: nvls's schedule
 }
 
-// Without NVLS switches auto's candidates and picks are what they were before it knew
-// NVLS: no nvls candidate, direct at both sizes (0.365376 and 46.0348 us, as direct run
-// explicitly).
+// Without NVLS switches auto has no nvls candidate: NCCL's ring and tree remain (sync:
+// data: Simple only, so the labels carry no protocol). On one switch the ring (14 steps of
+// 1.75 S) beats the chain-shaped single-node tree (14 steps of 2 S) at both sizes, and its
+// rows are the explicit ring run's.
 TEST(AutoNvls, WithoutNvlsSwitchesPicksAreUnchanged) {
   RunResult r = run_fabricsim(
       {"run", source("configs/minimal.yaml"), "--quiet", "--set", "topology.endpoints=8", "--set",
@@ -251,11 +252,9 @@ TEST(AutoNvls, WithoutNvlsSwitchesPicksAreUnchanged) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<std::string> keys;
   for (const auto& [k, v] : r.results["auto_cost_model"].items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"direct", "halving_doubling", "hierarchical",
-                                            "hierarchical/2", "hierarchical/4",
-                                            "hierarchical/8", "ring", "tree"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"ring", "tree"}));
   ASSERT_EQ(r.results["rows"].size(), 2u);
-  for (const json& row : r.results["rows"]) EXPECT_EQ(row["algorithm"], "direct");
-  EXPECT_EQ(r.results["rows"][0]["time_us"].get<double>(), one_switch_row("direct", "1KiB", false).second);
-  EXPECT_EQ(r.results["rows"][1]["time_us"].get<double>(), one_switch_row("direct", "1MiB", false).second);
+  for (const json& row : r.results["rows"]) EXPECT_EQ(row["algorithm"], "ring");
+  EXPECT_EQ(r.results["rows"][0]["time_us"].get<double>(), one_switch_row("ring", "1KiB", false).second);
+  EXPECT_EQ(r.results["rows"][1]["time_us"].get<double>(), one_switch_row("ring", "1MiB", false).second);
 }

@@ -42,7 +42,9 @@ std::vector<std::string> small(int leaf_up) {
 std::vector<std::string> alltoall(const std::string& bytes) {
   return {"--set", "workload.type=collective_sweep", "--set", "workload.collective=alltoall",
           "--set", "workload.algorithm=direct",      "--set", "workload.channels=1",
-          "--set", "workload.min_bytes=" + bytes,    "--set", "workload.max_bytes=" + bytes};
+          "--set", "workload.min_bytes=" + bytes,    "--set", "workload.max_bytes=" + bytes,
+          // the fabric's bound alone: no kernel launch and completion (5 us per collective)
+          "--set", "workload.launch_latency=0ns",    "--set", "workload.completion_latency=0ns"};
 }
 
 }  // namespace
@@ -60,6 +62,8 @@ TEST(TwoTier, CrossLeafWriteCrossesLeafSpineLeafAtTheClosedFormLatency) {
       "--set", "workload.algorithm=direct",      "--set", "workload.channels=1",
       "--set", "workload.min_bytes=64B",         "--set", "workload.max_bytes=64B",
       "--set", "workload.sync=data",             "--set", "device_types.b200.ports=1",
+      // the fabric's latency alone: no kernel launch or completion around the write
+      "--set", "workload.launch_latency=0ns",    "--set", "workload.completion_latency=0ns",
       "--set", "topology.endpoints=2",           "--set", "topology.leaf_up=1",
       "--set", "topology.spines_per_plane=1"};
   const json same = run_ok(

@@ -30,9 +30,10 @@ TEST(ScheduleCost, FlatFabricGivesTheTextbookSteps) {
   AlgoCost c = schedule_cost("all_reduce", "ring", 1, 4, 0, f);
   EXPECT_DOUBLE_EQ(c.latency_s, 14.0);
   EXPECT_DOUBLE_EQ(c.s_per_byte, 1.75);
-  // Tree: up and down depth 3; the inner ranks send 2S.
+  // Tree: NCCL's tree on one node is a chain of the 8 ranks (7 hops up, 7 down); the inner
+  // ranks send 2S.
   c = schedule_cost("all_reduce", "tree", 1, 4, 0, f);
-  EXPECT_DOUBLE_EQ(c.latency_s, 6.0);
+  EXPECT_DOUBLE_EQ(c.latency_s, 14.0);
   EXPECT_DOUBLE_EQ(c.s_per_byte, 2.0);
   c = schedule_cost("all_reduce", "halving_doubling", 1, 4, 0, f);
   EXPECT_DOUBLE_EQ(c.latency_s, 6.0);

@@ -76,12 +76,19 @@
   // busbw and time against size, every system, with each one's ceiling.
   if (sweeps.length) {
     add(root, "h2", {}, "Bandwidth and time against message size");
-    add(root, "p", { class: "note" }, "Dashed: each system's analytic busbw ceiling (the busiest link or host path).");
+    add(root, "p", { class: "note" }, "Dashed: each system's analytic busbw ceiling (the busiest link or host path). " +
+        "Diamonds: published measurements the config names (its `published:` section).");
     const series = [];
     sweeps.forEach((s, i) => {
       const color = palette[i % palette.length];
       series.push({ name: s.label, type: "line", symbolSize: 6, itemStyle: { color: color }, lineStyle: { color: color },
                     data: s.rows.map(r => [r.size_bytes, r.busbw_GBps]) });
+      (s.published || []).forEach((c, ci) => {
+        const pts = c.points.filter(p => p.busbw_GBps !== undefined).map(p => [p.size_bytes, p.busbw_GBps]);
+        if (pts.length)
+          series.push({ name: s.label + " published [" + (ci + 1) + "]", type: "scatter", symbol: "diamond", symbolSize: 11,
+                        itemStyle: { color: color, borderColor: "#000" }, data: pts });
+      });
       if (s.ceiling && s.ceiling.busbw_GBps)
         series.push({ name: s.label + " ceiling", type: "line", symbol: "none",
                       lineStyle: { type: "dashed", color: color }, itemStyle: { color: color },
@@ -94,8 +101,13 @@
                             xAxis: logx, yAxis: { type: "value", name: "busbw (GB/s)" }, series: series });
     figure(root, "time", { tooltip: { trigger: "axis" }, legend: { top: 0 }, grid: { top: 60, left: 70, right: 30 },
                            xAxis: logx, yAxis: { type: "log", name: "time (us)" },
-                           series: sweeps.map(s => ({ name: s.label, type: "line", symbolSize: 6,
-                                                      data: s.rows.map(r => [r.size_bytes, r.time_us]) })) });
+                           series: [].concat(...sweeps.map((s, i) => [{ name: s.label, type: "line", symbolSize: 6,
+                                                      itemStyle: { color: palette[i % palette.length] },
+                                                      data: s.rows.map(r => [r.size_bytes, r.time_us]) }].concat(
+                             (s.published || []).map((c, ci) => ({ name: s.label + " published [" + (ci + 1) + "]", type: "scatter",
+                                 symbol: "diamond", symbolSize: 11, itemStyle: { color: palette[i % palette.length], borderColor: "#000" },
+                                 data: c.points.filter(p => p.time_us !== undefined).map(p => [p.size_bytes, p.time_us]) }))
+                               .filter(x => x.data.length)))) });
   }
 
   data.systems.forEach((s, si) => {
@@ -151,6 +163,25 @@
       table(root, "rows_" + si, keys, s.rows.map(r => keys.map(k => typeof r[k] === "number" && !Number.isInteger(r[k]) ? r[k].toFixed(2) : r[k])));
     }
 
+    if (s.published && s.published.length) {
+      add(root, "h3", {}, "Against published measurements");
+      const rowsP = [];
+      const f = v => (v === null || v === undefined) ? null : v.toFixed(2);
+      const e = v => (v === null || v === undefined) ? null : (v > 0 ? "+" : "") + v.toFixed(1) + "%";
+      s.published.forEach((c, ci) => c.points.forEach(p => {
+        for (const [k, sk, ek, unit] of [["busbw_GBps", "simulated_busbw_GBps", "busbw_error_pct", "busbw (GB/s)"],
+                                          ["time_us", "simulated_time_us", "time_error_pct", "time (us)"]]) {
+          if (p[k] === undefined) continue;
+          const within = p[sk] === null || c.tolerance_pct === null ? null :
+              (p.within_tolerance ? "within " : "OUTSIDE ") + c.tolerance_pct + "%";
+          rowsP.push([String(ci + 1), fmtBytes(p.size_bytes), c.algorithm || "any", unit, f(p[k]), f(p[sk]), e(p[ek]), within]);
+        }
+      }));
+      table(root, "published_" + si, ["curve", "size", "algorithm", "quantity", "published", "simulated", "error", "tolerance"], rowsP);
+      const src = add(root, "ol", { class: "note" });
+      s.published.forEach(c => add(src, "li", {}, c.source));
+    }
+
     if (s.heatmap.ports.length && s.heatmap.values.length) {
       add(root, "h3", {}, "Port utilisation per row (the " + s.heatmap.ports.length + " busiest ports)");
       figure(root, "heatmap_" + si, {
@@ -181,9 +212,15 @@
       table(root, "queue_percentiles_" + si, ["port", "p50 (B)", "p90 (B)", "p99 (B)"],
             s.queue_percentiles.filter(x => x[3] > 0).slice(0, 40));
 
+    const assumed = s.params.filter(p => p[2] !== null && p[2] !== undefined);
+    if (assumed.length) {
+      add(root, "h3", {}, "Assumptions (parameters the config marks as not public)");
+      table(root, "assumptions_" + si, ["key", "value", "why"], assumed);
+    }
     const det = add(root, "details", {});
-    add(det, "summary", {}, "Resolved parameters (" + s.params.length + "): every value the run used, defaults included");
-    table(det, "params_" + si, ["key", "value"], s.params);
+    add(det, "summary", {}, "Resolved parameters (" + s.params.length + "): every value the run used, defaults included; " +
+        s.assumptions + " marked as assumptions by the config");
+    table(det, "params_" + si, ["key", "value", "assumption (why)"], s.params);
   });
 
   window.fabricsimReport = drawn;

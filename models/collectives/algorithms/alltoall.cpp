@@ -16,9 +16,31 @@ constexpr const char* kPairwise = "alltoall_pairwise";
 constexpr const char* kAllToAllDirect = "alltoall_direct";
 constexpr const char* kSendRecv = "sendrecv";
 
-// All-to-all messages (shared by pairwise and direct): at step s = 1..n-1 rank r sends
-// input block r+s to rank r+s and receives into slot r-s from rank r-s.
-Schedule alltoall(const char* who, const char* name, const CollParams& p, bool lockstep) {
+// The distances d = 1..n-1 in the order rank r sends to r+d (`receive`: receives from
+// r-d). One domain: 1, 2, .., n-1. Domains of L ranks (rank = k L + l): node distance dk
+// outer, local distance dl inner; in round (dk, dl) rank (k, l) sends to
+// (k+dk, l+dl) and receives from (k-dk, l-dl) (mod N and mod L), as NCCL orders its p2p
+// schedule by node: in each round the ranks of a node send to distinct ranks of one other
+// node, so no NIC is the target of every sender at once.
+std::vector<int> peer_order(int r, int n, int domain_size, bool receive) {
+  std::vector<int> order;
+  if (domain_size <= 0 || domain_size >= n) {
+    for (int d = 1; d < n; ++d) order.push_back(d);
+    return order;
+  }
+  const int L = domain_size, N = n / L, k = r / L, l = r % L, sign = receive ? -1 : 1;
+  for (int dk = 0; dk < N; ++dk)
+    for (int dl = 0; dl < L; ++dl) {
+      const int peer = mod_n(k + sign * dk, N) * L + mod_n(l + sign * dl, L);
+      if (peer != r) order.push_back(mod_n(sign * (peer - r), n));
+    }
+  return order;
+}
+
+// All-to-all messages (shared by pairwise and direct): for each distance s of peer_order
+// rank r sends input block r+s to rank r+s and receives into slot r-s from rank r-s.
+Schedule alltoall(const char* who, const char* name, const CollParams& p, bool lockstep,
+                  int domain_size) {
   const uint64_t chunk = check_params(who, p, false);
   const int n = p.ranks;
   const uint64_t slot = ceil_div(p.count, static_cast<uint64_t>(n));
@@ -68,14 +90,18 @@ Schedule alltoall(const char* who, const char* name, const CollParams& p, bool l
         if (!got.empty()) last_recv[c] = std::move(got);
       }
     };
+    // Round i: send to peer_order's i-th peer, receive from the rank that sends to us in
+    // round i.
+    const std::vector<int> sends = peer_order(r, n, domain_size, false);
+    const std::vector<int> recvs = peer_order(r, n, domain_size, true);
     if (lockstep) {
-      for (int s = 1; s < n; ++s) {
-        send_step(s);
-        recv_step(s);
+      for (std::size_t i = 0; i < sends.size(); ++i) {
+        send_step(sends[i]);
+        recv_step(recvs[i]);
       }
     } else {
-      for (int s = 1; s < n; ++s) send_step(s);
-      for (int s = 1; s < n; ++s) recv_step(s);
+      for (int s : sends) send_step(s);
+      for (int s : recvs) recv_step(s);
     }
   }
   return sched;
@@ -91,12 +117,12 @@ double sendrecv_cost(int, double S, double al, double be, int) { return al + S *
 
 }  // namespace
 
-Schedule alltoall_pairwise(const CollParams& p) {
-  return alltoall(kPairwise, "pairwise", p, true);
+Schedule alltoall_pairwise(const CollParams& p, int domain_size) {
+  return alltoall(kPairwise, "pairwise", p, true, domain_size);
 }
 
-Schedule alltoall_direct(const CollParams& p) {
-  return alltoall(kAllToAllDirect, "direct", p, false);
+Schedule alltoall_direct(const CollParams& p, int domain_size) {
+  return alltoall(kAllToAllDirect, "direct", p, false, domain_size);
 }
 
 Schedule sendrecv(const CollParams& p) {
@@ -129,11 +155,11 @@ namespace detail {
 
 void register_alltoall(AlgorithmRegistry& r) {
   r.add(algo_entry(Collective::kAllToAll, "pairwise", 0, "(n-1) alpha + (n-1)/n S beta",
-                   one_level(alltoall_pairwise), pairwise_cost, checks_params(kPairwise)));
-  r.add(algo_entry(Collective::kAllToAll, "direct", 0, "alpha + (n-1)/n S beta",
-                   one_level(alltoall_direct), alltoall_direct_cost,
+                   alltoall_pairwise, pairwise_cost, checks_params(kPairwise)));
+  r.add(algo_entry(Collective::kAllToAll, "direct", kNccl, "alpha + (n-1)/n S beta",
+                   alltoall_direct, alltoall_direct_cost,
                    checks_params(kAllToAllDirect)));
-  r.add(algo_entry(Collective::kSendRecv, "direct", 0, "alpha + S beta", one_level(sendrecv),
+  r.add(algo_entry(Collective::kSendRecv, "direct", kNccl, "alpha + S beta", one_level(sendrecv),
                    sendrecv_cost, checks_params(kSendRecv)));
 }
 

@@ -101,9 +101,11 @@ void WriteTracker::split_at(uint64_t x) {
   }
 }
 
-uint32_t RankBuilder::send(int peer, uint64_t tag, Range r, const std::vector<uint32_t>& extra) {
+uint32_t RankBuilder::send(int peer, uint64_t tag, Range r, const std::vector<uint32_t>& extra,
+                          int32_t stream) {
   Op op;
   op.kind = OpKind::kSend;
+  op.stream = stream;
   op.peer = peer;
   op.tag = tag;
   op.offset = r.offset;
@@ -139,9 +141,10 @@ uint32_t RankBuilder::nvls_store(uint64_t tag, Range r) {
   return push(std::move(op));
 }
 
-uint32_t RankBuilder::recv(int peer, uint64_t tag, Range r, RecvMode mode) {
+uint32_t RankBuilder::recv(int peer, uint64_t tag, Range r, RecvMode mode, int32_t stream) {
   Op op;
   op.kind = OpKind::kRecv;
+  op.stream = stream;
   op.peer = peer;
   op.tag = tag;
   op.offset = r.offset;

@@ -97,14 +97,16 @@ class RankBuilder {
   RankBuilder(const char* who, std::vector<Op>& ops) : who_(who), ops_(ops) {}
 
   // `extra`: deps beyond the rule (flow control, lockstep); merged, sorted and unique.
-  uint32_t send(int peer, uint64_t tag, Range r, const std::vector<uint32_t>& extra = {});
+  // `stream`: Op::stream, the channel's thread block that issues it (-1: none).
+  uint32_t send(int peer, uint64_t tag, Range r, const std::vector<uint32_t>& extra = {},
+                int32_t stream = -1);
   // An in-switch reduction of r over the rank's NVLS group: it writes r (like a kCopy
   // recv), so later sends of r depend on it. `deps`: flow-control deps only (the ranges
   // it reads are input on every rank of the group; see allreduce_hierarchical_nvls).
   uint32_t nvls_reduce(uint64_t tag, Range r, std::vector<uint32_t> deps);
   // A multicast store of r to the rank's NVLS group; deps by the rule, as a send.
   uint32_t nvls_store(uint64_t tag, Range r);
-  uint32_t recv(int peer, uint64_t tag, Range r, RecvMode mode);
+  uint32_t recv(int peer, uint64_t tag, Range r, RecvMode mode, int32_t stream = -1);
 
  private:
   uint32_t push(Op&& op);
@@ -148,6 +150,7 @@ void register_ring(AlgorithmRegistry& r);
 void register_tree(AlgorithmRegistry& r);
 void register_halving_doubling(AlgorithmRegistry& r);
 void register_direct(AlgorithmRegistry& r);
+void register_torus(AlgorithmRegistry& r);  // torus.cpp
 void register_hierarchical(AlgorithmRegistry& r);
 void register_in_switch(AlgorithmRegistry& r);
 void register_alltoall(AlgorithmRegistry& r);

@@ -83,7 +83,8 @@ Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
   const uint64_t S = p3 + static_cast<uint64_t>(L - 1);       // steps per slice
   const std::size_t M = static_cast<std::size_t>(p.slices);
   const Tags tags(kWho, p.channels, std::max<uint64_t>(S * M, 1), chunk, blk[0][0][0].count);
-  for (int r = 0; r < n; ++r) {
+  const int built = p.rank_limit > 0 ? std::min(p.rank_limit, n) : n;
+  for (int r = 0; r < built; ++r) {
     RankBuilder rb(kWho, ops_of(sched, r));
     const int k = r / L, l = r % L;
     const int next_local = k * L + (l + 1) % L, prev_local = k * L + mod_n(l - 1, L);

@@ -227,7 +227,7 @@ namespace detail {
 void register_in_switch(AlgorithmRegistry& r) {
   // hierarchical_nvls before nvls: the all_reduce order of algorithms_for.
   r.add(algo_entry(
-      Collective::kAllReduce, "hierarchical_nvls", kPipelined | kInSwitch | kLevels,
+      Collective::kAllReduce, "hierarchical_nvls", kPipelined | kInSwitch | kLevels | kNccl,
       "L = domain size, N = n/L: 2N alpha + ((L+1)/L + 2(N-1)/(N L)) S beta (NVLS "
       "switches in every domain)",
       allreduce_hierarchical_nvls, hierarchical_nvls_cost,
@@ -235,13 +235,13 @@ void register_in_switch(AlgorithmRegistry& r) {
         check_params(kHierarchicalNvls, p, false);
         check_two_level(kHierarchicalNvls, p, domain_size);
       }));
-  r.add(algo_entry(Collective::kAllReduce, "nvls", kPipelined | kInSwitch,
+  r.add(algo_entry(Collective::kAllReduce, "nvls", kPipelined | kInSwitch | kNccl,
                    "2 alpha + (n+1)/n S beta (in-switch reduction; NVLS switches only)",
                    one_level(allreduce_nvls), allreduce_nvls_cost, checks_params(kAllReduceNvls)));
-  r.add(algo_entry(Collective::kReduceScatter, "nvls", kPipelined | kInSwitch,
+  r.add(algo_entry(Collective::kReduceScatter, "nvls", kPipelined | kInSwitch | kNccl,
                    "alpha + S beta (NVLS switches only)", one_level(reduce_scatter_nvls),
                    half_nvls_cost, checks_params(kReduceScatterNvls)));
-  r.add(algo_entry(Collective::kAllGather, "nvls", kPipelined | kInSwitch,
+  r.add(algo_entry(Collective::kAllGather, "nvls", kPipelined | kInSwitch | kNccl,
                    "alpha + S beta (NVLS switches only)", one_level(all_gather_nvls),
                    half_nvls_cost, checks_params(kAllGatherNvls)));
 }

@@ -45,6 +45,7 @@ AlgorithmRegistry built_in_algorithms() {
   detail::register_hierarchical(r);
   detail::register_in_switch(r);
   detail::register_alltoall(r);
+  detail::register_torus(r);
   return r;
 }
 
@@ -78,6 +79,8 @@ AlgoInfo algo_entry(Collective collective, const char* name, unsigned traits, co
   a.rooted = (traits & kRooted) != 0;
   a.in_switch = (traits & kInSwitch) != 0;
   a.levels = (traits & kLevels) != 0;
+  a.nccl = (traits & kNccl) != 0;
+  a.torus = (traits & kTorus) != 0;
   a.cost = cost;
   a.schedule = schedule;
   a.alpha_beta = alpha_beta;

@@ -1,5 +1,6 @@
-// Double binary tree all-reduce (algorithms.h, "tree"): NCCL's two complementary binary
-// trees, each carrying half of every channel, reduce up and broadcast down per piece.
+// NCCL's tree all-reduce (algorithms.h, "tree"): a chain inside every node and a double
+// binary tree across the nodes (two complementary trees, each carrying half of every
+// channel), reduce up and broadcast down per piece.
 #include <array>
 #include <cstddef>
 #include <string>
@@ -27,9 +28,13 @@ int btree_parent(int n, int r) {
   return up < n ? up : (r ^ bit);
 }
 
-// Up and down the depth-D trees; NCCL's 1/2 tree bandwidth ratio (algorithms.h).
-double tree_cost(int n, double S, double al, double be, int) {
-  const int depth = ceil_log2(n);
+// NCCL's tree (algorithms.h, tree): a chain through the L ranks of every node and, across
+// the N nodes, a binary tree of the chains' heads: 2 (L - 1 + ceil(log2 N)) dependent
+// steps up and down; a rank sends and receives 2S over both trees (NCCL's 1/2 tree
+// bandwidth ratio).
+double tree_cost(int n, double S, double al, double be, int domain_size) {
+  const int L = cost_domain_size(n, domain_size);
+  const int depth = (L - 1) + ceil_log2(n / L);
   return 2.0 * depth * al + 2.0 * S * be;
 }
 
@@ -60,7 +65,43 @@ std::vector<int> double_binary_tree_parents(int ranks, int tree) {
   return parent;
 }
 
-Schedule allreduce_tree(const CollParams& p) {
+int tree_head(int domain_size, int channel, int tree) {
+  return mod_n(2 * channel + tree, domain_size);
+}
+
+std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree,
+                              const std::vector<std::vector<int>>* rings) {
+  if (domain_size < 0 || (domain_size > 0 && (ranks < 1 || ranks % domain_size != 0)))
+    throw InternalError("tree_parents: domain_size " + std::to_string(domain_size) +
+                        " does not divide ranks " + std::to_string(ranks));
+  const int L = domain_size == 0 ? ranks : domain_size, N = ranks / L;
+  if (N == 1 && rings && !rings->empty()) {
+    // One node with the topology's rings: the chain follows the ring of this (channel,
+    // tree), from its element at the head index, so the chains use the rings' links.
+    const int k = 2 * channel + tree;
+    const std::vector<int>& ring = (*rings)[static_cast<std::size_t>(k) % rings->size()];
+    if (static_cast<int>(ring.size()) != ranks)
+      throw InternalError("tree_parents: a ring of " + std::to_string(ring.size()) + " ranks");
+    const int h = tree_head(ranks, channel, tree);
+    std::vector<int> parent(static_cast<std::size_t>(ranks));
+    for (int i = 0; i < ranks; ++i)
+      parent[static_cast<std::size_t>(ring[static_cast<std::size_t>(mod_n(h + i, ranks))])] =
+          i == 0 ? -1 : ring[static_cast<std::size_t>(mod_n(h + i - 1, ranks))];
+    return parent;
+  }
+  const std::vector<int> node_parent = double_binary_tree_parents(N, tree);
+  const int h = tree_head(L, channel, tree);
+  std::vector<int> parent(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    const int k = r / L, pos = mod_n(r % L - h, L);
+    const int up = node_parent[static_cast<std::size_t>(k)];
+    parent[static_cast<std::size_t>(r)] =
+        pos > 0 ? k * L + mod_n(h + pos - 1, L) : (up < 0 ? -1 : up * L + h);
+  }
+  return parent;
+}
+
+Schedule allreduce_tree(const CollParams& p, int domain_size) {
   const uint64_t chunk = check_params(kWho, p, false);
   const int n = p.ranks;
   Schedule sched = empty_schedule("tree", n, p.count);
@@ -71,41 +112,52 @@ Schedule allreduce_tree(const CollParams& p) {
     half.push_back(split_range(ch, 2));
   const Tags tags(kWho, p.channels, 4, chunk, half[0][0].count);
   const uint64_t max_pieces = num_pieces(half[0][0], chunk);  // the largest part
-  std::vector<int> parent[2];
-  std::vector<std::vector<int>> children[2];
-  for (int t = 0; t < 2; ++t) {
-    parent[t] = double_binary_tree_parents(n, t);
-    children[t].resize(static_cast<std::size_t>(n));
-    for (int r = 0; r < n; ++r)
-      if (parent[t][static_cast<std::size_t>(r)] >= 0)
-        children[t][static_cast<std::size_t>(parent[t][static_cast<std::size_t>(r)])].push_back(r);
-  }
+  // parent[c][t][r] and children[c][t][r] of every (channel, tree).
+  const std::size_t nch = half.size();
+  std::vector<std::array<std::vector<int>, 2>> parent(nch);
+  std::vector<std::array<std::vector<std::vector<int>>, 2>> children(nch);
+  for (std::size_t c = 0; c < nch; ++c)
+    for (int t = 0; t < 2; ++t) {
+      auto& par = parent[c][static_cast<std::size_t>(t)];
+      par = tree_parents(n, domain_size, static_cast<int>(c), t, p.rings);
+      auto& kids = children[c][static_cast<std::size_t>(t)];
+      kids.resize(static_cast<std::size_t>(n));
+      for (int r = 0; r < n; ++r)
+        if (par[static_cast<std::size_t>(r)] >= 0)
+          kids[static_cast<std::size_t>(par[static_cast<std::size_t>(r)])].push_back(r);
+    }
   for (int r = 0; r < n; ++r) {
     RankBuilder rb(kWho, ops_of(sched, r));
     const std::size_t ur = static_cast<std::size_t>(r);
     // down_recv[c][t][j]: op index of the down recv of piece j (window deps).
-    std::vector<std::array<std::vector<uint32_t>, 2>> down_recv(half.size());
+    std::vector<std::array<std::vector<uint32_t>, 2>> down_recv(nch);
     for (uint64_t j = 0; j < max_pieces; ++j) {
-      for (std::size_t c = 0; c < half.size(); ++c) {
+      for (std::size_t c = 0; c < nch; ++c) {
         for (int t = 0; t < 2; ++t) {
-          const Range part = half[c][static_cast<std::size_t>(t)];
+          const std::size_t ut = static_cast<std::size_t>(t);
+          const Range part = half[c][ut];
           if (j >= num_pieces(part, chunk)) continue;
           const Range piece = piece_of(part, j, chunk);
           const uint64_t up = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t), j);
           const uint64_t down = tags(static_cast<int>(c), 2u * static_cast<uint64_t>(t) + 1, j);
-          const int par = parent[t][ur];
-          auto& downs = down_recv[c][static_cast<std::size_t>(t)];
+          const int par = parent[c][ut][ur];
+          const std::vector<int>& kids = children[c][ut][ur];
+          // Per (channel, tree) one thread block reduces up and another broadcasts down
+          // (NCCL's split tree kernel).
+          const int32_t up_stream = static_cast<int32_t>(4 * c + 2 * ut);
+          const int32_t down_stream = up_stream + 1;
+          auto& downs = down_recv[c][ut];
           // Reduce up: sum the children's partial sums, pass the result to the parent; at
           // most kTreeWindow pieces ahead of the results coming back down.
-          for (int child : children[t][ur]) rb.recv(child, up, piece, RecvMode::kReduceSum);
+          for (int child : kids) rb.recv(child, up, piece, RecvMode::kReduceSum, up_stream);
           if (par >= 0) {
             std::vector<uint32_t> window;
             if (j >= kTreeWindow) window.push_back(downs[j - kTreeWindow]);
-            rb.send(par, up, piece, window);
+            rb.send(par, up, piece, window, up_stream);
           }
           // Broadcast down: the root starts from its sum, the others from the parent's copy.
-          if (par >= 0) downs.push_back(rb.recv(par, down, piece, RecvMode::kCopy));
-          for (int child : children[t][ur]) rb.send(child, down, piece);
+          if (par >= 0) downs.push_back(rb.recv(par, down, piece, RecvMode::kCopy, down_stream));
+          for (int child : kids) rb.send(child, down, piece, {}, down_stream);
         }
       }
     }
@@ -116,8 +168,12 @@ Schedule allreduce_tree(const CollParams& p) {
 namespace detail {
 
 void register_tree(AlgorithmRegistry& r) {
-  r.add(algo_entry(Collective::kAllReduce, "tree", kPipelined, "2 ceil(log2 n) alpha + 2 S beta",
-                   one_level(allreduce_tree), tree_cost, checks_params(kWho)));
+  r.add(algo_entry(Collective::kAllReduce, "tree", kPipelined | kNccl,
+                   "2 (L - 1 + ceil(log2 N)) alpha + 2 S beta (L ranks per node, N nodes)",
+                   allreduce_tree, tree_cost, [](const CollParams& p, int domain_size) {
+                     check_params(kWho, p, false);
+                     (void)cost_domain_size(p.ranks, domain_size);
+                   }));
 }
 
 }  // namespace detail

@@ -136,13 +136,21 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
             for (int r = 0; r < n; ++r)
               for (int s = 0; s < 2 * (n - 1); ++s) add(r, (r + 1) % n, b[at(mod(r - s, n))]);
           } else if (named(a, "tree")) {
+            // NCCL's tree: in every node of L ranks a chain from the head h = (2c + t) mod L
+            // (local h, h+1, ...), the heads joined by the double binary tree of the nodes.
             const auto halves = split_even(cc, 2);
+            const int L = domain == 0 ? n : domain, N = n / L;
             for (int t = 0; t < 2; ++t) {
-              const auto par = double_binary_tree_parents(n, t);
-              for (int r = 0; r < n; ++r)
-                if (par[at(r)] >= 0) {
-                  add(r, par[at(r)], halves[at(t)]);
-                  add(par[at(r)], r, halves[at(t)]);
+              const int h = (2 * c + t) % L;
+              const auto node_par = double_binary_tree_parents(N, t);
+              for (int k = 0; k < N; ++k)
+                for (int i = 0; i < L; ++i) {
+                  const int r = k * L + (h + i) % L;
+                  const int par = i > 0 ? k * L + (h + i - 1) % L
+                                        : (node_par[at(k)] < 0 ? -1 : node_par[at(k)] * L + h);
+                  if (par < 0) continue;
+                  add(r, par, halves[at(t)]);
+                  add(par, r, halves[at(t)]);
                 }
             }
           } else if (named(a, "halving_doubling")) {
@@ -189,6 +197,45 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
                 for (int t = 0; t < 2 * (N - 1); ++t)
                   add(r, ((k + 1) % N) * L + l, sb[at(mod(k - t, N))]);
                 for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - s, L))]);
+              }
+            }
+          } else if (named(a, "torus")) {
+            // Bidirectional rings per dimension (x fastest): the channel's halves go + and
+            // -; each dimension reduce-scatters the range the previous ones left, the
+            // all-gathers retrace them. Range sizes depend on the coordinates done so far.
+            std::vector<int> dims = p.torus;
+            int prod = 1;
+            for (int d : dims) prod *= d;
+            if (dims.empty() || prod != n) dims = {n};
+            const auto halves = split_even(cc, 2);
+            for (int r = 0; r < n; ++r) {
+              std::vector<int> coord, stride;
+              for (int d = 0, rest = r, st = 1; d < int(dims.size()); ++d) {
+                coord.push_back(rest % dims[at(d)]);
+                stride.push_back(st);
+                rest /= dims[at(d)];
+                st *= dims[at(d)];
+              }
+              for (int h = 0; h < 2; ++h) {
+                uint64_t size = halves[at(h)];
+                std::vector<std::pair<int, uint64_t>> stages;  // (dimension, range size)
+                for (int d = 0; d < int(dims.size()); ++d) {
+                  const int k = dims[at(d)];
+                  if (k == 1) continue;
+                  stages.push_back({d, size});
+                  size = split_even(size, k)[at(coord[at(d)])];
+                }
+                for (int pass = 0; pass < 2; ++pass)
+                  for (const auto& sd : stages) {
+                    const int d = sd.first, k = dims[at(d)], l = coord[at(d)];
+                    const int to = r + (mod(l + (h == 0 ? 1 : -1), k) - l) * stride[at(d)];
+                    const auto b = split_even(sd.second, k);
+                    for (int st = 0; st + 1 < k; ++st) {
+                      const int blk = pass == 0 ? (h == 0 ? l - 1 - st : l + 1 + st)
+                                                : (h == 0 ? l - st : l + st);
+                      add(r, to, b[at(mod(blk, k))]);
+                    }
+                  }
               }
             }
           } else {
@@ -377,6 +424,7 @@ uint64_t step_slots(const AlgoInfo& a, int n, int domain, int slices = 1) {
                static_cast<uint64_t>(slices);
       }
       if (named(a, "ring")) return 2ull * static_cast<uint64_t>(n);
+      if (named(a, "torus")) return 2ull * static_cast<uint64_t>(n - 1);  // one dimension
       if (named(a, "tree")) return 4;
       if (named(a, "halving_doubling")) {
         uint64_t k = 0;
@@ -396,7 +444,16 @@ uint64_t step_slots(const AlgoInfo& a, int n, int domain, int slices = 1) {
 
 ::testing::AssertionResult check_tags_and_order(const AlgoInfo& a, const CollParams& p,
                                                 const Schedule& s, int domain) {
-  const uint64_t slots = std::max<uint64_t>(1, step_slots(a, p.ranks, domain, p.slices));
+  uint64_t torus_steps = 0;  // torus: 2 sum (k - 1) over CollParams::torus when it fits
+  int prod = 1;
+  for (int k : p.torus) {
+    prod *= k;
+    torus_steps += 2 * static_cast<uint64_t>(k - 1);
+  }
+  const uint64_t slots = std::max<uint64_t>(
+      1, named(a, "torus") && !p.torus.empty() && prod == p.ranks
+             ? torus_steps
+             : step_slots(a, p.ranks, domain, p.slices));
   const bool piece_major =
       named(a, "tree") || a.collective == Collective::kBroadcast ||
       a.collective == Collective::kReduce || a.collective == Collective::kSendRecv;
@@ -530,9 +587,9 @@ void check_textbook_volume(const AlgoInfo& a, int n, int channels) {
       }
       for (int r = 0; r < n; ++r) {
         EXPECT_EQ(sent[at(r)], 2 * spread) << ctx << " rank " << r;  // 2(n-1)/n of the data
-        const uint64_t want_msgs = named(a, "halving_doubling")
-                                       ? 2 * static_cast<uint64_t>(lg) * uc
-                                       : 2 * (un - 1) * uc;
+        const uint64_t want_msgs = named(a, "halving_doubling") ? 2 * static_cast<uint64_t>(lg) * uc
+                                   : named(a, "torus")            ? 4 * (un - 1) * uc  // 2 directions
+                                                                  : 2 * (un - 1) * uc;
         EXPECT_EQ(msgs[at(r)], want_msgs) << ctx << " rank " << r;
       }
       break;

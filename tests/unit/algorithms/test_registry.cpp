@@ -23,14 +23,14 @@ using namespace testutil;
 TEST(AlgorithmTable, NamesAndDispatch) {
   EXPECT_EQ(algorithms_for("all_reduce"),
             (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "hierarchical",
-                                      "hierarchical_nvls", "nvls"}));
+                                      "hierarchical_nvls", "nvls", "torus"}));
   EXPECT_EQ(algorithms_for("reduce_scatter"), (std::vector<std::string>{"ring", "nvls"}));
   EXPECT_EQ(algorithms_for("all_gather"), (std::vector<std::string>{"ring", "nvls"}));
   EXPECT_EQ(algorithms_for("broadcast"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("reduce"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(algorithms_for("alltoall"), (std::vector<std::string>{"pairwise", "direct"}));
   EXPECT_EQ(algorithms_for("sendrecv"), (std::vector<std::string>{"direct"}));
-  EXPECT_EQ(algorithm_table().size(), 16u);
+  EXPECT_EQ(algorithm_table().size(), 17u);
   std::set<std::pair<std::string, std::string>> seen;
   for (const AlgoInfo& a : algorithm_table()) {
     EXPECT_TRUE(seen.insert({a.collective_name, a.name}).second);
@@ -48,7 +48,7 @@ TEST(AlgorithmTable, NamesAndDispatch) {
         make_schedule("all_reduce", "nvlsx", CollParams{2, 4, 4, 1, 8, 0});
       },
       "unknown algorithm 'nvlsx' for collective 'all_reduce' (known: "
-      "ring, tree, halving_doubling, direct, hierarchical, hierarchical_nvls, nvls)"));
+      "ring, tree, halving_doubling, direct, hierarchical, hierarchical_nvls, nvls, torus)"));
   EXPECT_TRUE(throws_internal(
       [] {
         make_schedule("gather", "ring", CollParams{2, 4, 4, 1, 8, 0});
@@ -81,10 +81,13 @@ TEST(AlgorithmTable, AlphaBetaHandComputed) {
   };
   // n = 8: ring 14 alpha + 1.75 S beta = 28 us + 1750 us.
   EXPECT_NEAR(t("all_reduce", "ring", 8), 1778e-6, 1e-12);
-  // tree: depth 3, 6 alpha + 2 S beta = 12 us + 2000 us.
-  EXPECT_NEAR(t("all_reduce", "tree", 8), 2012e-6, 1e-12);
-  // n = 5: depth 3.
-  EXPECT_NEAR(t("all_reduce", "tree", 5), 2012e-6, 1e-12);
+  // tree on one node (NCCL: a chain of the n ranks), n = 8: 2 x 7 alpha + 2 S beta =
+  // 28 us + 2000 us.
+  EXPECT_NEAR(t("all_reduce", "tree", 8), 2028e-6, 1e-12);
+  // n = 5: 2 x 4 alpha.
+  EXPECT_NEAR(t("all_reduce", "tree", 5), 2016e-6, 1e-12);
+  // 4 nodes of 8 (L = 8, N = 4): chain 7 + tree depth 2 = 9 each way: 18 alpha.
+  EXPECT_NEAR(alpha_beta_time_s(algo_info("all_reduce", "tree"), 32, S, al, be, 8), 2036e-6, 1e-12);
   // halving-doubling, n = 8: 6 alpha + 1.75 S beta.
   EXPECT_NEAR(t("all_reduce", "halving_doubling", 8), 1762e-6, 1e-12);
   // n = 6 (p = 4): (2*2 + 2) alpha + (1.5 + 2) S beta = 12 us + 3500 us.
@@ -106,10 +109,11 @@ TEST(AlgorithmTable, AlphaBetaHandComputed) {
   EXPECT_NEAR(t("all_reduce", "ring", 2), 1004e-6, 1e-12);
   EXPECT_NEAR(t("all_reduce", "halving_doubling", 2), 1004e-6, 1e-12);
   EXPECT_NEAR(t("all_reduce", "direct", 2), 1004e-6, 1e-12);
-  // Latency-bound (S = 0), n = 64: ring 126 alpha, tree 12 alpha, halving-doubling 12.
+  // Latency-bound (S = 0), n = 64: ring 126 alpha, tree (one chain) 126 alpha,
+  // halving-doubling 12.
   const AlgoInfo& ring = algo_info("all_reduce", "ring");
   EXPECT_NEAR(alpha_beta_time_s(ring, 64, 0, al, be), 126 * al, 1e-15);
-  EXPECT_NEAR(alpha_beta_time_s(algo_info("all_reduce", "tree"), 64, 0, al, be), 12 * al, 1e-15);
+  EXPECT_NEAR(alpha_beta_time_s(algo_info("all_reduce", "tree"), 64, 0, al, be), 126 * al, 1e-15);
   EXPECT_NEAR(alpha_beta_time_s(algo_info("all_reduce", "halving_doubling"), 64, 0, al, be),
               12 * al, 1e-15);
   // Every formula is 0 on one rank.

@@ -95,7 +95,8 @@ class ScopedEntry {
 };
 
 const std::vector<std::string> kBuiltInAllReduce{
-    "ring", "tree", "halving_doubling", "direct", "hierarchical", "hierarchical_nvls", "nvls"};
+    "ring", "tree", "halving_doubling", "direct", "hierarchical", "hierarchical_nvls", "nvls",
+    "torus"};
 
 TEST(AlgorithmRegistry, AlgorithmFromATestFileIsFoundCostedAndExact) {
   {
@@ -103,14 +104,14 @@ TEST(AlgorithmRegistry, AlgorithmFromATestFileIsFoundCostedAndExact) {
     std::vector<std::string> want = kBuiltInAllReduce;
     want.push_back("star");
     EXPECT_EQ(algorithms_for("all_reduce"), want);  // last: ring stays the default
-    EXPECT_EQ(algorithm_table().size(), 17u);
+    EXPECT_EQ(algorithm_table().size(), 18u);
     const AlgoInfo& a = algo_info("all_reduce", "star");
     EXPECT_STREQ(a.collective_name, "all_reduce");
     EXPECT_FALSE(a.pipelined || a.rooted || a.in_switch || a.levels);
     EXPECT_FALSE(has_levels("all_reduce", "star"));
     EXPECT_FALSE(uses_nvls_switches("star"));
     EXPECT_EQ(flat_algorithms_for("all_reduce"),
-              (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "star"}));
+              (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "torus", "star"}));
     EXPECT_DOUBLE_EQ(alpha_beta_time_s(a, 4, 1e6, 2e-6, 1e-9), 4e-6 + 6e-3);
     EXPECT_EQ(alpha_beta_time_s(a, 1, 1e6, 2e-6, 1e-9), 0.0);
 
@@ -143,7 +144,7 @@ TEST(AlgorithmRegistry, AlgorithmFromATestFileIsFoundCostedAndExact) {
                                 "all_reduce/star: already registered"));
   }
   EXPECT_EQ(algorithms_for("all_reduce"), kBuiltInAllReduce);
-  EXPECT_EQ(algorithm_table().size(), 16u);
+  EXPECT_EQ(algorithm_table().size(), 17u);
   EXPECT_TRUE(throws_internal([] { algo_info("all_reduce", "star"); },
                               "unknown algorithm 'star' for collective 'all_reduce'"));
   EXPECT_TRUE(throws_internal([] { algorithm_registry().remove("all_reduce", "star"); },
@@ -165,10 +166,10 @@ TEST(AlgorithmRegistry, AddKeepsTheTableGroupedAndRefusesIncompleteEntries) {
     std::vector<std::string> order;
     for (const AlgoInfo& a : algorithm_table())
       order.push_back(std::string(a.collective_name) + "/" + a.name);
-    ASSERT_EQ(order.size(), 17u);
-    EXPECT_EQ(order[14], "alltoall/direct");
-    EXPECT_EQ(order[15], "alltoall/direct2");
-    EXPECT_EQ(order[16], "sendrecv/direct");
+    ASSERT_EQ(order.size(), 18u);
+    EXPECT_EQ(order[15], "alltoall/direct");
+    EXPECT_EQ(order[16], "alltoall/direct2");
+    EXPECT_EQ(order[17], "sendrecv/direct");
   }
   EXPECT_EQ(&algo_info("sendrecv", "direct"), first_sendrecv);
 
@@ -180,7 +181,7 @@ TEST(AlgorithmRegistry, AddKeepsTheTableGroupedAndRefusesIncompleteEntries) {
   AlgoInfo no_name = algo_info("sendrecv", "direct");
   no_name.name = "";
   EXPECT_TRUE(throws_internal([&] { algorithm_registry().add(no_name); }, "no name"));
-  EXPECT_EQ(algorithm_table().size(), 16u);
+  EXPECT_EQ(algorithm_table().size(), 17u);
 }
 
 TEST(AlgorithmRegistry, TraitsOfTheBuiltIns) {
@@ -196,7 +197,7 @@ TEST(AlgorithmRegistry, TraitsOfTheBuiltIns) {
   EXPECT_FALSE(has_levels("all_reduce", "auto"));
   EXPECT_FALSE(has_levels("gather", "hierarchical"));
   EXPECT_EQ(flat_algorithms_for("all_reduce"),
-            (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct"}));
+            (std::vector<std::string>{"ring", "tree", "halving_doubling", "direct", "torus"}));
   EXPECT_EQ(flat_algorithms_for("reduce_scatter"), (std::vector<std::string>{"ring"}));
   EXPECT_EQ(flat_algorithms_for("alltoall"), (std::vector<std::string>{"pairwise", "direct"}));
   EXPECT_TRUE(throws_internal([] { flat_algorithms_for("gather"); }, "unknown collective"));

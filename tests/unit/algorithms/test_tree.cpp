@@ -75,14 +75,17 @@ TEST(DoubleBinaryTree, ShapeDepthAndBalance) {
 }
 
 TEST(TreeSchedule, UpSendsWaitForChildrenAndDownSendsForParent) {
+  // 3 nodes of 2 ranks: a chain of 2 in every node, the heads in a double binary tree.
   const CollParams p{6, 6 * 40 + 5, 4, 2, 4 * 7, 0};
-  const Schedule s = allreduce_tree(p);
+  const Schedule s = allreduce_tree(p, 2);
+  for (int ch = 0; ch < 2; ++ch)
   for (int t = 0; t < 2; ++t) {
-    const std::vector<int> par = double_binary_tree_parents(6, t);
+    const std::vector<int> par = tree_parents(6, 2, ch, t);
     for (int r = 0; r < 6; ++r) {
       const auto& ops = s.programs[at(r)].ops;
       for (const Op& op : ops) {
-        if (op.kind != OpKind::kSend || (op.tag >> 32) % 4 / 2 != static_cast<uint64_t>(t))
+        if (op.kind != OpKind::kSend || (op.tag >> 32) % 4 / 2 != static_cast<uint64_t>(t) ||
+            (op.tag >> 32) / 4 != static_cast<uint64_t>(ch))
           continue;
         const bool up = (op.tag >> 32) % 2 == 0;
         if (up) {
@@ -123,6 +126,20 @@ TEST(TreeSchedule, UpSendsWaitForChildrenAndDownSendsForParent) {
       }
     }
   }
+}
+
+TEST(TreeParents, ChainInEveryNodeAndDoubleBinaryTreeAcrossNodes) {
+  // 4 nodes of 8 (32 ranks), channel 1, tree 0: the heads are local 2, the chains run
+  // 2 <- 3 <- ... <- 1 in every node, the heads form double_binary_tree_parents(4, 0).
+  const std::vector<int> par = tree_parents(32, 8, 1, 0);
+  const std::vector<int> node_par = double_binary_tree_parents(4, 0);
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(par[at(k * 8 + 2)], node_par[at(k)] < 0 ? -1 : node_par[at(k)] * 8 + 2);
+    for (int i = 1; i < 8; ++i) EXPECT_EQ(par[at(k * 8 + (2 + i) % 8)], k * 8 + (2 + i - 1) % 8);
+  }
+  // One node: a single chain from the head (2c + t) mod n.
+  EXPECT_EQ(tree_parents(4, 0, 0, 1), (std::vector<int>{3, -1, 1, 2}));
+  EXPECT_TRUE(throws_internal([] { tree_parents(6, 4, 0, 0); }, "does not divide"));
 }
 
 }  // namespace

@@ -1,0 +1,262 @@
+// The engine's protocol model (engine.h): streams, slots, fences, polls and the
+// protocols' wire formats. Only schedules that run under the model come here.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "models/collectives/engine.h"
+#include "models/core/errors.h"
+#include "models/core/types.h"
+
+namespace fabricsim {
+
+namespace {
+constexpr uint32_t kNone = UINT32_MAX;
+uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+}  // namespace
+
+// Dense ids for the rank's connections (peer, stream) and streams, per send op.
+void CollectiveEngine::prepare_protocol(int rank) {
+  RankState& st = st_[size_t(rank)];
+  st.conn_of.clear();
+  st.stream_of.clear();
+  st.sm_free_ps.clear();
+  st.deps_met.clear();
+  st.conns.clear();
+  st.streams.clear();
+  st.fencing.clear();
+  st.slot_of.clear();
+  if (!model_) return;
+  const auto& ops = sched_.programs[size_t(rank)].ops;
+  st.conn_of.assign(ops.size(), kNone);
+  st.stream_of.assign(ops.size(), kNone);
+  st.sm_free_ps.assign(ops.size(), 0);
+  st.deps_met.assign(ops.size(), 0);
+  st.via_proxy.assign(ops.size(), 0);
+  std::map<std::pair<int, int32_t>, uint32_t> conns;
+  std::map<int32_t, uint32_t> streams;
+  for (uint32_t i = 0; i < ops.size(); ++i) {
+    const coll::Op& op = ops[i];
+    if (op.kind == coll::OpKind::kSend)
+      st.conn_of[i] =
+          conns.try_emplace({op.peer, op.stream}, uint32_t(conns.size())).first->second;
+    if (op.stream < 0 || (op.kind != coll::OpKind::kSend && op.kind != coll::OpKind::kRecv))
+      continue;
+    const uint32_t s = streams.try_emplace(op.stream, uint32_t(streams.size())).first->second;
+    st.stream_of[i] = s;
+    if (st.streams.size() <= s) st.streams.resize(s + 1);
+    st.streams[s].order.push_back(i);
+  }
+  st.conns.resize(conns.size());
+}
+
+void CollectiveEngine::stream_ready(int rank, uint32_t op) {
+  RankState& st = st_[size_t(rank)];
+  st.deps_met[op] = 1;
+  try_issue(rank, st.stream_of[op]);
+}
+
+// A stream runs its ops strictly in program order: the thread block executes its steps
+// one after the other, waiting for a step's input if it is not there yet.
+void CollectiveEngine::try_issue(int rank, uint32_t stream) {
+  RankState& st = st_[size_t(rank)];
+  Stream& x = st.streams[stream];
+  if (x.busy || x.next == x.order.size() || !st.deps_met[x.order[x.next]]) return;
+  x.busy = true;
+  const uint32_t op = x.order[x.next++];
+  if (sched_.programs[size_t(rank)].ops[op].kind == coll::OpKind::kSend)
+    acquire(rank, op);
+  else
+    post_recv(rank, op);
+}
+
+void CollectiveEngine::processed(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const uint64_t bytes = op.count * elem_bytes_;
+  // The pass over the data is the next send's (transmit()); a reduction also takes the
+  // rank's memory.
+  uint64_t done = now_ps();
+  if (op.mode == coll::RecvMode::kReduceSum)
+    done = std::max(done, ranks_[size_t(rank)]->reduce(bytes));
+  if (done > now_ps())
+    at(done, rank, Act::kOpDone, op_index);
+  else
+    op_done(rank, op_index);
+}
+
+void CollectiveEngine::acquire(int rank, uint32_t op) {
+  RankState& st = st_[size_t(rank)];
+  Conn& c = st.conns[st.conn_of[op]];
+  if (sync_.slots > 0) {
+    if (c.inflight >= sync_.slots) {
+      c.waiting.push(op);
+      return;
+    }
+    ++c.inflight;
+  }
+  transmit(rank, op);
+}
+
+void CollectiveEngine::transmit(int rank, uint32_t op_index) {
+  RankState& st = st_[size_t(rank)];
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const uint64_t data = op.count * elem_bytes_;
+  // The thread block's pass over the data (read, reduce, store) runs at the channel's
+  // rate: the stores stream out as it goes, the last of them no earlier than its end.
+  const uint64_t ch_bps = ranks_[size_t(rank)]->params().channel_bps[int(sched_.protocol)];
+  const uint64_t wire = coll::protocol_bytes(sched_.protocol, data);
+  st.sm_free_ps[op_index] = now_ps() + (ch_bps ? transfer_ps(wire, ch_bps) : 0);
+  const uint32_t peer = ranks_[size_t(op.peer)]->id();
+  const uint32_t cap =
+      sched_.protocol == coll::Protocol::kLL ? ranks_[size_t(rank)]->params().ll_store_bytes : 0;
+  const uint64_t id = ranks_[size_t(rank)]->send(peer, wire, op.tag, PacketKind::kData, 0,
+                                                 st.sm_free_ps[op_index], cap);
+  send_of_msg_[id] = {rank, op_index};
+  const MatchKey k{uint32_t(rank), uint32_t(op.peer), op.tag};
+  if (sync_.slots > 0) st.slot_of[k] = st.conn_of[op_index];
+  if (sched_.protocol != coll::Protocol::kSimple) return;
+  st.fencing[k] = op_index;
+  // Over the NIC NCCL's thread block hands the step to the proxy, which posts the network
+  // write, waits for its completion and writes the flag: the block only waits for a slot.
+  if (ranks_[size_t(rank)]->via_nic(peer)) st.via_proxy[op_index] = 1;
+}
+
+void CollectiveEngine::send_done(int rank, uint32_t op) {
+  const uint64_t t = st_[size_t(rank)].sm_free_ps[op];
+  if (t > now_ps())
+    at(t, rank, Act::kOpDone, op);
+  else
+    op_done(rank, op);
+}
+
+void CollectiveEngine::on_protocol_delivery(int rank, const RankIo::Delivery& d, uint32_t src) {
+  RankState& st = st_[size_t(rank)];
+  const EndpointParams& gpu = ranks_[size_t(rank)]->params();
+  switch (d.kind) {
+    case PacketKind::kData:
+      if (sched_.protocol == coll::Protocol::kSimple) {  // writes landed: acknowledge them
+        ranks_[size_t(rank)]->send(d.src, sync_.ack_bytes, d.tag, PacketKind::kAck);
+        return;
+      }
+      break;  // LL/LL128: the lines carry their flags
+    case PacketKind::kAck: {  // the writer's writes are acknowledged: its fence retires
+      auto it = st.fencing.find(MatchKey{uint32_t(rank), src, d.tag});
+      FABRICSIM_ASSERT(it != st.fencing.end(), "engine: ack of a write nobody fences");
+      const uint32_t op = it->second;
+      st.fencing.erase(it);
+      if (gpu.fence_latency_ps)
+        at(now_ps() + gpu.fence_latency_ps, rank, Act::kFenced, op);
+      else
+        fenced(rank, op);
+      return;
+    }
+    case PacketKind::kFlag:
+      break;
+    case PacketKind::kHead:
+      release_slot(rank, src, d.tag);
+      return;
+    default:
+      FABRICSIM_ASSERT(false, "engine: unexpected protocol message");
+  }
+  // The reader polls the flag (or the lines): it sees it its poll latency after it landed.
+  const uint64_t poll = sched_.protocol == coll::Protocol::kLL128 ? gpu.ll128_flag_latency_ps
+                                                                  : gpu.flag_latency_ps;
+  if (poll)
+    at(now_ps() + poll, rank, Act::kPolled, src, d.tag);
+  else
+    data_complete(rank, src, d.tag);
+}
+
+// NVLS under the protocol model (engine.h). Tags of the library's schedules stay below
+// 2^63 (Tags: channels x steps < 2^32 in the upper half), so the top bit marks flags.
+void CollectiveEngine::on_nvls_delivery(int rank, const RankIo::Delivery& d, uint32_t src) {
+  RankState& st = st_[size_t(rank)];
+  const EndpointParams& gpu = ranks_[size_t(rank)]->params();
+  if (d.kind == PacketKind::kNvlsResult) {
+    at(now_ps() + gpu.fence_latency_ps + gpu.flag_latency_ps, rank, Act::kPolled, src, d.tag);
+    return;
+  }
+  if (d.tag & kNvlsFlagBit) {  // a writer's flag: its replicas are in place
+    const uint64_t tag = d.tag & ~kNvlsFlagBit;
+    if (gpu.flag_latency_ps)
+      at(now_ps() + gpu.flag_latency_ps, rank, Act::kPolled, src, tag);
+    else
+      data_complete(rank, src, tag);
+    return;
+  }
+  if (src != uint32_t(rank)) return;  // a replica: its flag follows
+  // The writer's own replica is back: its multicast writes are done, its fence retires.
+  auto it = st.fencing.find(MatchKey{uint32_t(rank), uint32_t(rank), d.tag});
+  FABRICSIM_ASSERT(it != st.fencing.end(), "engine: NVLS replica of a store nobody fences");
+  const uint32_t op = it->second;
+  st.fencing.erase(it);
+  if (gpu.fence_latency_ps)
+    at(now_ps() + gpu.fence_latency_ps, rank, Act::kNvlsFenced, op);
+  else
+    nvls_fenced(rank, op);
+}
+
+void CollectiveEngine::nvls_fenced(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  FABRICSIM_ASSERT((op.tag & kNvlsFlagBit) == 0, "engine: NVLS tag uses the flag bit");
+  const uint64_t id = ranks_[size_t(rank)]->send_group(PacketKind::kNvlsMcast, sync_.flag_bytes,
+                                                       op.tag | kNvlsFlagBit);
+  send_of_msg_[id] = {rank, kNone};
+  op_done(rank, op_index);
+}
+
+void CollectiveEngine::fenced(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
+                             PacketKind::kFlag);
+  if (!st_[size_t(rank)].via_proxy[op_index]) send_done(rank, op_index);
+}
+
+void CollectiveEngine::protocol_op_done(int rank, uint32_t op_index) {
+  RankState& st = st_[size_t(rank)];
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  if (op.kind == coll::OpKind::kRecv && st.frees_slot[op_index]) {
+    // The reader has consumed the slot: tell the writer (NCCL's head update).
+    ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
+                               PacketKind::kHead);
+  }
+  if (st.stream_of.size() > op_index && st.stream_of[op_index] != kNone) {
+    st.streams[st.stream_of[op_index]].busy = false;
+    try_issue(rank, st.stream_of[op_index]);
+  }
+}
+
+// Receives of point-to-point sends free a slot when they complete; receives of multicast
+// stores (NVLS replicas) take none.
+void CollectiveEngine::mark_slot_receives() {
+  if (!model_) return;
+  std::set<std::pair<int, uint64_t>> stores;  // (writer, tag) of every kNvlsStore
+  for (size_t r = 0; r < st_.size(); ++r)
+    for (const coll::Op& op : sched_.programs[r].ops)
+      if (op.kind == coll::OpKind::kNvlsStore) stores.emplace(int(r), op.tag);
+  for (size_t r = 0; r < st_.size(); ++r) {
+    const auto& ops = sched_.programs[r].ops;
+    st_[r].frees_slot.assign(ops.size(), 0);
+    if (sync_.slots == 0) continue;
+    for (size_t i = 0; i < ops.size(); ++i)
+      st_[r].frees_slot[i] = ops[i].kind == coll::OpKind::kRecv &&
+                             !stores.count({ops[i].peer, ops[i].tag});
+  }
+}
+
+void CollectiveEngine::release_slot(int rank, uint32_t reader, uint64_t tag) {
+  RankState& st = st_[size_t(rank)];
+  auto it = st.slot_of.find(MatchKey{uint32_t(rank), reader, tag});
+  FABRICSIM_ASSERT(it != st.slot_of.end(), "engine: slot release for no message");
+  Conn& c = st.conns[it->second];
+  st.slot_of.erase(it);
+  FABRICSIM_ASSERT(c.inflight > 0, "engine: slot released twice");
+  if (c.waiting.empty()) {
+    --c.inflight;
+    return;
+  }
+  transmit(rank, c.waiting.pop());  // the freed slot passes to the oldest waiting send
+}
+
+}  // namespace fabricsim

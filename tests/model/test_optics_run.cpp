@@ -1,0 +1,163 @@
+// Optical circuit switching and energy, run end to end through the command line's own entry
+// point: light through a circuit at the closed-form latency to the picosecond, and the
+// energy of a row computed by hand.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "fabrics/cli/app.h"
+
+namespace fabricsim {
+namespace {
+
+std::string write(const std::string& name, const std::string& text) {
+  const std::string file = "/tmp/fabricsim_optics_" + name + "_" + std::to_string(::getpid()) + ".yaml";
+  std::ofstream(file) << text;
+  return file;
+}
+
+nlohmann::json run(const std::string& config, const std::string& name) {
+  const std::string out = "/tmp/fabricsim_optics_out_" + name + "_" + std::to_string(::getpid());
+  EXPECT_EQ(app_main({"run", config, "--quiet", "--out", out}), 0);
+  std::ifstream f(out + "/results.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+// Two chips joined by one circuit: 4 KiB each way is one 4096 B packet of 65 flits of
+// 64 B (4160 wire bytes) at 400 Gb/s = 83.2 ns, then fibre 250 ns + mirrors 10 ns + fibre
+// 250 ns: 593.2 ns exactly. The switch neither queues nor re-serialises: a store-and-forward
+// hop would add another 83.2 ns, a missed fibre 250 ns.
+const char* kPair = R"(name: pair
+simulation: {aggregate_bytes: 0B}
+link_types:
+  fibre: {protocol: generic, lanes: 4, lane_rate: 100Gb/s, framing: flit, flit_bytes: 64B,
+          overhead_flits: 1, packet_payload: 4KiB, latency: 250ns, rx_buffer: 64KiB,
+          energy_per_bit: 10.0}
+device_types:
+  chip: {type: endpoint, protocol: generic, ports: 1, memory_bandwidth: 1000GB/s}
+  ocs: {type: optical_circuit_switch, protocol: generic, ports: 136, pass_latency: 10ns,
+        circuits: [0, 1], power_per_port_w: 0.5}
+topology:
+  type: explicit
+  devices: {chip0: chip, chip1: chip, ocs0: ocs}
+  links:
+    - {a: "chip0.port[0]", b: "ocs0.port[0]", type: fibre}
+    - {a: "chip1.port[0]", b: "ocs0.port[1]", type: fibre}
+workload: {type: collective_sweep, collective: sendrecv, min_bytes: 4KiB, max_bytes: 4MiB,
+           step_factor: 1024, datatype: float}
+)";
+
+TEST(Optics, LightCrossesACircuitAtTheClosedFormLatencyWithEndToEndCredits) {
+  const nlohmann::json j = run(write("pair", kPair), "pair");
+  ASSERT_EQ(j["rows"].size(), 2u);
+  EXPECT_NEAR(j["rows"][0]["time_us"].get<double>() * 1e6, 593200.0, 0.5);  // ps
+  // 4 MiB: 1024 packets back to back at 400 Gb/s (the 64 KiB receive buffer covers the
+  // circuit's credit loop of 2 x 510 ns at 50 GB/s = 51 KB, so credits never stall it):
+  // 1024 x 83.2 ns + 510 ns = 85.7068 us.
+  EXPECT_NEAR(j["rows"][1]["time_us"].get<double>(), 1024 * 0.0832 + 0.510, 1e-6);
+  const nlohmann::json& o = j["stats"]["ocs0"];
+  EXPECT_EQ(o["circuits_lit"], 1);
+  EXPECT_EQ(o["ports_used"], 2);
+  EXPECT_EQ(o["passed_payload_bytes"].get<uint64_t>(), 2u * (4096 + 4 * 1048576));
+  EXPECT_EQ(j["stats"]["chip1.port[0]"]["credit_stall_ps"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["checks"]["packets_outstanding"].get<uint64_t>(), 0u);
+}
+
+// Energy of a row by hand. Row 0 (4 KiB each way): each chip's transmitter sends one
+// packet of 4160 wire bytes over its circuit, counted once at the fibre's 10 pJ/bit (the
+// switch passes light: its ports send nothing): 2 x 4160 x 8 x 10 pJ = 665.6 nJ; static:
+// 136 ports x 0.5 W = 68 W over the row's 593.2 ns = 40.3376 uJ; the chips (endpoints) draw
+// nothing in this model.
+TEST(Energy, RowEnergyIsWireBitsTimesPicojoulesPlusStaticPowerTimesTime) {
+  const nlohmann::json j = run(write("energy", kPair), "energy");
+  const nlohmann::json& e = j["rows"][0]["energy"];
+  EXPECT_NEAR(e["links_J"].get<double>(), 2 * 4160 * 8 * 10e-12, 1e-15);
+  EXPECT_EQ(e["devices_J"].get<double>(), 0.0);
+  EXPECT_NEAR(e["static_J"].get<double>(), 68.0 * 593.2e-9, 1e-12);
+  EXPECT_NEAR(e["total_J"].get<double>(), 2 * 4160 * 8 * 10e-12 + 68.0 * 593.2e-9, 1e-12);
+}
+
+// Through a switch: gpu0 -> sw -> gpu1 and back. 64 KiB each way = 512 packets of 128 B in
+// 5 flits of 32 B (160 wire bytes): 81,920 wire bytes per direction per link. Links at
+// 5 pJ/bit: 4 transmitters (2 GPUs, 2 switch ports) x 81,920 x 8 x 5 pJ; the switch's
+// 2 pJ/bit on what it sends: 2 x 81,920 x 8 x 2 pJ; its 100 W over the row's time.
+TEST(Energy, SwitchedRowCountsEveryHopAndTheSwitchsBitsAndStaticPower) {
+  const std::string cfg = write("energy_sw", R"(name: energy_sw
+simulation: {aggregate_bytes: 0B}
+link_types:
+  nv: {protocol: nvlink, lanes: 2, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+       overhead_flits: 1, packet_payload: 128B, latency: 20ns, rx_buffer: 16KiB, energy_per_bit: 5.0}
+device_types:
+  gpu: {type: endpoint, protocol: nvlink, ports: 1, memory_bandwidth: 2000GB/s}
+  sw: {type: switch, protocol: nvlink, ports: 4, pipeline_latency: 100ns, egress_buffer: 8KiB,
+       static_power: 100.0, energy_per_bit: 2.0}
+topology:
+  type: explicit
+  devices: {gpu0: gpu, gpu1: gpu, sw0: sw}
+  links:
+    - {a: "gpu0.port[0]", b: "sw0.port[0]", type: nv}
+    - {a: "gpu1.port[0]", b: "sw0.port[1]", type: nv}
+workload: {type: collective_sweep, collective: sendrecv, min_bytes: 64KiB, max_bytes: 64KiB,
+           datatype: float}
+)");
+  const nlohmann::json j = run(cfg, "energy_sw");
+  const double t = j["rows"][0]["time_us"].get<double>() * 1e-6;
+  const double wire_bits = 512.0 * 160 * 8;
+  const nlohmann::json& e = j["rows"][0]["energy"];
+  EXPECT_NEAR(e["links_J"].get<double>(), 4 * wire_bits * 5e-12, 1e-15);
+  EXPECT_NEAR(e["devices_J"].get<double>(), 2 * wire_bits * 2e-12, 1e-15);
+  EXPECT_NEAR(e["static_J"].get<double>(), 100.0 * t, 1e-12);
+  EXPECT_NEAR(e["total_J"].get<double>(), 4 * wire_bits * 5e-12 + 2 * wire_bits * 2e-12 + 100.0 * t,
+              1e-12);
+  // The wire bytes behind it, from the ports themselves.
+  EXPECT_EQ(j["stats"]["sw0.port[1]"]["tx_wire_bytes"].get<uint64_t>(), 81920u);
+}
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The torus all-reduce on a ring of 4 chips whose wrap-around link is a circuit
+// (tpu_pod, cube [4, 1, 1]): the halves ride + and - rings at once, so each direction of
+// each link carries 2 (k-1)/k x S/2 = 0.75 S. 64 MiB at 50 GB/s x 512/544 (flit framing) =
+// 47.06 GB/s: 1069.5 us. Within 1%: pipeline fill (3 steps of a 512 KiB piece) and hop
+// latencies are below 0.5%; a ring in one direction takes twice as long (2139.5 us).
+TEST(TorusAllReduce, BidirectionalRingThroughACircuitWithinOnePercentOfTheClosedForm) {
+  const std::string cfg = write("torus1d", R"(name: torus1d
+simulation: {aggregate_bytes: 16KiB, aggregate_min_message: 512KiB}
+link_types:
+  ici: {protocol: generic, lanes: 4, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+        overhead_flits: 1, packet_payload: 512B, latency: 20ns, rx_buffer: 64KiB}
+  opt: {protocol: generic, lanes: 4, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+        overhead_flits: 1, packet_payload: 512B, latency: 125ns, rx_buffer: 64KiB}
+  local: {protocol: generic, lanes: 8, lane_rate: 100Gb/s, framing: flit, flit_bytes: 32B,
+          overhead_flits: 1, packet_payload: 512B, latency: 5ns, rx_buffer: 64KiB}
+device_types:
+  tpu: {type: endpoint, protocol: generic, ports: 6, memory_bandwidth: 1200GB/s}
+  r: {type: switch, protocol: generic, ports: 12, pipeline_latency: 50ns, egress_buffer: 64KiB}
+  o: {type: optical_circuit_switch, protocol: generic, ports: 8}
+topology: {type: tpu_pod, cube: [4, 1, 1], cubes: 1, slice: [1, 1, 1], chip_type: tpu,
+           router_type: r, ocs_type: o, local_links: 6, electrical_link_type: ici,
+           optical_link_type: opt, local_link_type: local}
+workload: {type: allreduce_sweep, algorithm: torus, min_bytes: 64MiB, max_bytes: 64MiB,
+           datatype: float}
+)");
+  const nlohmann::json j = run(cfg, "torus1d");
+  const double closed_us = 0.75 * 67108864.0 / (50e9 * 512.0 / 544.0) * 1e6;
+  const double t = j["rows"][0]["time_us"].get<double>();
+  EXPECT_NEAR(t / closed_us, 1.0, 0.01) << t << " us vs " << closed_us;
+  EXPECT_EQ(j["stats"]["r0_0_0_0.port[0]"]["tx_payload_bytes"].get<uint64_t>(), 50331648u);
+  EXPECT_EQ(j["stats"]["r0_0_0_0.port[1]"]["tx_payload_bytes"].get<uint64_t>(), 50331648u);
+}
+
+}  // namespace
+}  // namespace fabricsim
