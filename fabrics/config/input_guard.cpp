@@ -92,9 +92,27 @@ class SizeCounter final : public YAML::EventHandler {
     open_.clear();
     anchors_.clear();
     total_ = 0;
+    ++documents_;
+    doc_events_ = 0;
   }
+  // yaml-cpp 0.7 (Debian 12) never gets past a token that cannot start a node (a ','
+  // outside '[...]' or '{...}', jbeder/yaml-cpp#1040): it reports a document holding one
+  // null at that token, again and again, and YAML::LoadAll grows without end. True when
+  // the last document was such a null at the same place as the one before.
+  bool stuck() const { return documents_ > 1 && lone_null_ && same_null_; }
+  const YAML::Mark& null_mark() const { return null_mark_; }
+  size_t documents() const { return documents_; }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override { leaf(m, a); }
+  void OnNull(const YAML::Mark& m, YAML::anchor_t a) override {
+    const bool first = doc_events_ == 0;
+    leaf(m, a);
+    lone_null_ = first;
+    same_null_ = first && had_null_ && m.pos == null_mark_.pos;
+    if (first) {
+      had_null_ = true;
+      null_mark_ = m;
+    }
+  }
   void OnScalar(const YAML::Mark& m, const std::string&, YAML::anchor_t a,
                 const std::string&) override {
     leaf(m, a);
@@ -126,6 +144,7 @@ class SizeCounter final : public YAML::EventHandler {
     add(m, 1);
   }
   void add(const YAML::Mark& m, uint64_t nodes) {
+    if (doc_events_++ > 0) lone_null_ = false;
     total_ += nodes;
     if (!open_.empty()) open_.back().nodes += nodes;
     if (total_ > kMaxYamlNodes)
@@ -156,6 +175,9 @@ class SizeCounter final : public YAML::EventHandler {
   std::vector<Open> open_;
   std::map<YAML::anchor_t, uint64_t> anchors_;
   uint64_t total_ = 0;
+  size_t documents_ = 0, doc_events_ = 0;
+  bool lone_null_ = false, same_null_ = false, had_null_ = false;
+  YAML::Mark null_mark_;
 };
 
 }  // namespace
@@ -213,6 +235,17 @@ void check_yaml_size(const std::string& file, const std::string& text) {
   try {
     YAML::Parser parser(in);
     while (parser.HandleNextDocument(counter)) {
+      if (counter.stuck()) {
+        const YAML::Mark& m = counter.null_mark();
+        const size_t at = size_t(m.pos);
+        const std::string token = at < text.size() ? std::string(1, text[at]) : "";
+        fail_at(file, size_t(m.line) + 1, size_t(m.column) + 1,
+                "YAML syntax error: unexpected '" + token + "' where a value should start" +
+                    (token == "," ? " (',' separates entries only inside [...] or {...})" : ""),
+                "remove it, or quote the value that holds it");
+      }
+      // A config is one document; the loader reports several. Stop counting here.
+      if (counter.documents() > 64) break;
     }
   } catch (const YAML::Exception&) {
     // A syntax error: the parse that follows reports it with its own position.

@@ -27,7 +27,6 @@ std::string plural(uint64_t n, const char* one, const char* many) {
 FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemSpec& spec)
     : sc_module(n),
       sys_(sys),
-      spec_(spec),
       plan_(spec.faults),
       device_down_(spec.graph.devices.size(), 0),
       down_count_(spec.graph.links.size(), 0),

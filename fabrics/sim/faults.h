@@ -120,7 +120,6 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   std::vector<char> down_now() const;
 
   System& sys_;
-  const SystemSpec& spec_;
   const FaultPlan& plan_;
   std::function<bool()> done_;
   std::function<double(const std::vector<char>&)> ceiling_;

@@ -204,8 +204,16 @@ uint64_t default_memory_limit() {
   return ram / 4 * 3;
 }
 
+namespace {
+uint64_t g_memory_cap = 0;
+}  // namespace
+
+void set_memory_cap(uint64_t bytes) { g_memory_cap = bytes; }
+
 uint64_t memory_limit(const SystemSpec& s) {
-  return s.simulation.memory_limit ? s.simulation.memory_limit : default_memory_limit();
+  const uint64_t limit =
+      s.simulation.memory_limit ? s.simulation.memory_limit : default_memory_limit();
+  return g_memory_cap ? std::min(limit, g_memory_cap) : limit;
 }
 
 void check_resources(SystemSpec& s, const SpecSources& src) {

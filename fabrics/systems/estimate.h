@@ -49,8 +49,12 @@ ResourceEstimate estimate_resources(const SystemSpec& spec);
 // Three quarters of this machine's memory (the smaller of its RAM and the process's cgroup
 // limit): the default of simulation.memory_limit.
 uint64_t default_memory_limit();
-// simulation.memory_limit, or the default when it is 0.
+// simulation.memory_limit, or the default when it is 0; never above the process's cap.
 uint64_t memory_limit(const SystemSpec& spec);
+// A cap on every run's memory limit in this process, whatever the config says (0: none).
+// The fuzzers (tests/fuzz/) set one, so that a config asking for terabytes is refused
+// instead of built.
+void set_memory_cap(uint64_t bytes);
 
 // Refuses, at simulation.memory_limit or simulation.wall_limit, a run whose estimate
 // exceeds them; stores the estimate in spec.estimate.
