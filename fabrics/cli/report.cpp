@@ -167,8 +167,10 @@ nlohmann::json report_system(const nlohmann::json& r, const std::string& label,
   nlohmann::json pub = nlohmann::json::array();
   for (const nlohmann::json& c : r.value("published", nlohmann::json::array())) {
     bool applies = !c.contains("algorithm") || c["algorithm"].is_null();
-    for (const nlohmann::json& row : r["rows"])
-      applies = applies || row.value("algorithm", "") == c["algorithm"];
+    for (const nlohmann::json& row : r["rows"]) {  // "ring" applies to "ring/ll128" rows
+      const std::string a = row.value("algorithm", "");
+      applies = applies || a.substr(0, a.find('/')) == c["algorithm"].get<std::string>();
+    }
     if (applies) pub.push_back(c);
   }
   s["published"] = pub;
