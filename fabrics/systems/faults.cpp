@@ -209,6 +209,12 @@ class Loader {
         p.fail("device",
                name + " is of kind " + t.kind->name + ", and only switches fail with switch_down",
                "fail its links with link_down, or name a switch");
+      for (const topo::Link& k : s_.graph.links)
+        if ((k.a.device == d->second && on_circuit_switch(k.b.device)) ||
+            (k.b.device == d->second && on_circuit_switch(k.a.device)))
+          p.fail("device", name + " has fibres to an optical circuit switch; a switch failure "
+                               "there is not modelled",
+                 "fail another switch, or change the circuits with ocs_reconfigure");
       const uint64_t up = up_at();
       add(at, FaultAction::kDeviceDown, d->second);
       if (up) add(up, FaultAction::kDeviceUp, d->second);
@@ -315,7 +321,17 @@ class Loader {
       p.fail(key, "port " + text + " has no link",
              "name a linked port; " + m[1].str() + " has " +
                  std::to_string(s_.graph.devices[size_t(d->second)].ports) + " ports");
+    const topo::Link& k = s_.graph.links[size_t(l->second)];
+    if (on_circuit_switch(k.a.device) || on_circuit_switch(k.b.device))
+      p.fail(key, "the link on " + text + " is a fibre to an optical circuit switch; link "
+                  "faults there are not modelled (light is cut at the far receiver, not at "
+                  "the switch)",
+             "change its circuits with an ocs_reconfigure event, or fail another link");
     return l->second;
+  }
+
+  bool on_circuit_switch(int device) const {
+    return s_.type_of(device).kind->name == "optical_circuit_switch";
   }
 
   std::string link_name(int l) const {

@@ -262,5 +262,23 @@ TEST(OcsReconfigure, WhenEveryCircuitChangesTrafficWaitsAndFollowsTheNewMap) {
   EXPECT_GT(j["stats"]["sw1.port[2]"]["rx_payload_bytes"].get<uint64_t>(), 0u);
 }
 
+// Acceptance 4, the watchdog option: the torus's routers route shortest paths with no
+// dimension order, datelines or virtual channels, so an all-to-all on 4x4x4 closes credit
+// cycles round the rings and deadlocks; the run stops with exit 3 naming the ports waiting
+// for credits and the torus routing as the cause.
+TEST(TorusRouting, AllToAllWithoutDatelinesDeadlocksAndTheWatchdogSaysWhy) {
+  testing::internal::CaptureStderr();
+  const int rc = app_main({"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
+                           "--set", "topology.slice=[1,1,1]", "--set", "workload.type=collective_sweep",
+                           "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
+                           "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
+                           "--quiet"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 3) << err;
+  EXPECT_NE(err.find("(deadlock)"), std::string::npos) << err;
+  EXPECT_NE(err.find("waiting for credits: r0_"), std::string::npos) << err;
+  EXPECT_NE(err.find("the ranks form a torus whose routes"), std::string::npos) << err;
+}
+
 }  // namespace
 }  // namespace fabricsim
