@@ -265,7 +265,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
                         },
                         spec.simulation.functional ? algo : nullptr, w.root,
                         CollectiveSweep::Fabric{
-                            [] { return PacketPool::global().outstanding() > 0; },
+                            [&sys] {
+                              return PacketPool::global().outstanding() > 0 ||
+                                     sys.messages_in_flight() > 0;
+                            },
                             [&sys] { return sys.idle_at(); },
                             [&sys] { sys.reset_dynamic_state(); }});
   if (FaultManager* f = sys.faults()) {

@@ -221,6 +221,13 @@ struct CollParams {
                              // the programs of ranks [0, rank_limit) only and leave the
                              // others empty (the flow level's folded runs, which run a
                              // period of ranks); the other generators ignore it
+  // all_reduce tree: shrink the piece as NCCL does for Tree/Simple (enqueue.cc, "Optimize
+  // chunkSize / nSteps"): with D the tree's depth ((L - 1) + ceil(log2 N)) and a stream
+  // (channel, tree; NCCL's channel) of V bytes, halve the piece while V / piece < 8 D and
+  // piece > 128 KiB, then while V / piece < 4 D and piece > 64 KiB, then while V / piece <
+  // D and piece > 32 KiB, so that a stream has enough pieces to fill its 2 D hops. Set by
+  // the protocol model for Simple (WorkloadSpec::coll_params); the other generators ignore it.
+  bool tree_nccl_chunks = false;
   // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
   // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
   std::vector<int> torus = {};

@@ -1,7 +1,9 @@
 // NCCL's tree all-reduce (algorithms.h, "tree"): a chain inside every node and a double
 // binary tree across the nodes (two complementary trees, each carrying half of every
 // channel), reduce up and broadcast down per piece.
+#include <algorithm>
 #include <array>
+#include <utility>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -101,8 +103,20 @@ std::vector<int> tree_parents(int ranks, int domain_size, int channel, int tree,
   return parent;
 }
 
+// NCCL's Tree/Simple piece (CollParams::tree_nccl_chunks): halve the piece of `bytes`
+// while a stream of `stream_bytes` has fewer than 8 D, 4 D, D pieces and the piece is above
+// 128, 64, 32 KiB.
+uint64_t nccl_tree_chunk_bytes(uint64_t bytes, uint64_t stream_bytes, int depth) {
+  const uint64_t d = static_cast<uint64_t>(depth);
+  const std::array<std::pair<uint64_t, uint64_t>, 3> rules = {
+      {{8 * d, 128 * 1024}, {4 * d, 64 * 1024}, {d, 32 * 1024}}};
+  for (const auto& [pieces, floor] : rules)
+    while (stream_bytes / bytes < pieces && bytes > floor) bytes /= 2;
+  return bytes;
+}
+
 Schedule allreduce_tree(const CollParams& p, int domain_size) {
-  const uint64_t chunk = check_params(kWho, p, false);
+  uint64_t chunk = check_params(kWho, p, false);
   const int n = p.ranks;
   Schedule sched = empty_schedule("tree", n, p.count);
   if (n == 1) return sched;
@@ -110,6 +124,13 @@ Schedule allreduce_tree(const CollParams& p, int domain_size) {
   std::vector<std::vector<Range>> half;
   for (const Range& ch : split_range(Range{0, p.count}, p.channels))
     half.push_back(split_range(ch, 2));
+  if (p.tree_nccl_chunks) {
+    const int L = domain_size > 0 && domain_size < n && n % domain_size == 0 ? domain_size : n;
+    const int depth = (L - 1) + ceil_log2(n / L);
+    const uint64_t bytes = nccl_tree_chunk_bytes(chunk * p.elem_bytes,
+                                                 half[0][0].count * p.elem_bytes, depth);
+    chunk = std::max<uint64_t>(1, bytes / p.elem_bytes);
+  }
   const Tags tags(kWho, p.channels, 4, chunk, half[0][0].count);
   const uint64_t max_pieces = num_pieces(half[0][0], chunk);  // the largest part
   // parent[c][t][r] and children[c][t][r] of every (channel, tree).
