@@ -66,6 +66,9 @@ class UecTransport final : public Transport {
     uint64_t acks_sent = 0, nacks_sent = 0, acks_received = 0, nacks_received = 0;
     uint64_t ecn_echoes = 0, duplicates = 0, delivered = 0, trimmed_received = 0;
     uint64_t credits_sent = 0, credit_bytes_granted = 0, penalties_sent = 0;
+    // When the first retransmission of each cause (trim NACK, SACK gap, timeout) was sent
+    // (MAX: none): how soon a loss was recovered, and by what (docs/scaleout.md, "Failure").
+    uint64_t first_rtx_ps[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
   };
   const Counters& counters() const { return n_; }
   uint64_t cwnd(uint32_t dst) const;
