@@ -195,7 +195,7 @@ TEST(EthernetPermutation, SprayingBeatsSinglePathEcmp) {
 //    after a loss arrives, so no SACK gap and no NACK can find it): their only
 //    retransmissions of lost data are timeouts, the first one RTO (100 us) after the first
 //    lost packet was sent, and their last lost copy is sent within one RTO of the reroute.
-//    Measured: 4 flows, first timeout 100.0 us after their first lost packet's send.
+//    Measured: 4 flows, first timeout 107-114 us after their first lost packet's send.
 //  * Nothing unaccounted: the ledger balances with the drops as `link_down`, the fault's
 //    transport drops equal them, and every flow completes.
 TEST(EthernetFailure, RepsMovesOffAFailedCoreLinkEcmpWaitsForTimeouts) {
