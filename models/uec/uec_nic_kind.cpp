@@ -49,8 +49,9 @@ ParamBlock uec_params_block() {
                   "REPS ring of recycled entropies (the paper's default 8).", 1, 1024),
             &U::reps_buffer),
        bind(param("reps_freeze", K::kTime, "10ms", "us",
-                  "REPS freezing after a timeout: recycled entropies only, no exploration "
-                  "(htsim's default 10 ms).",
+                  "REPS freezing after a loss (SACK gap or timeout): recycled entropies only, no "
+                  "exploration (htsim's default 10 ms); a lost packet's entropy stays bad "
+                  "(not recycled, not explored) as long, or until an unmarked ack of it.",
                   0),
             &U::reps_freeze_ps),
        bind(param("reorder_threshold", K::kInt, "32", "packets",
