@@ -252,6 +252,10 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
   TxEntry* e = entry(c, psn);
   if (!e || e->acked) return;
   e->acked = true;
+  // reps_recycle: acked: every first copy an ack newly covers came back unmarked (the
+  // receiver acks a marked packet at once, as the echo), so its entropy is recycled too.
+  if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.retransmits == 0 && !e->lost)
+    c.ev.on_ack(e->copy.entropy, false, nic_.now());
   if (!e->lost) c.inflight -= e->copy.payload_bytes;
   newly += e->copy.payload_bytes;
   c.max_acked_order = std::max(c.max_acked_order, e->order);
@@ -275,7 +279,9 @@ void UecTransport::on_ack(Packet* a) {
   const uint64_t now = nic_.now();
   ++n_.acks_received;
   Conn& c = conn(a->src);
+  echo_psn_ = a->echo_psn;
   const uint64_t newly = ack_state(c, *a);
+  echo_psn_ = UINT32_MAX;
   const bool ecn = a->echo_flags & kCe;
   if (ecn) ++n_.ecn_echoes;
   // The RTT of the packet that triggered the ack (every copy carries its own send time).
