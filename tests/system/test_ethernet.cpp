@@ -78,8 +78,8 @@ double stat_of(const json& r, const std::string& name, const std::string& key) {
 // holds the receiver's port busy except for the first RTT (~10 us of 335 us at N = 8) and
 // the drain of the last windows. Jain >= 0.95 over the senders' rates. The receiver's queue
 // is bounded by early trimming: trim_threshold (512 KiB) of data plus the trimmed headers
-// and acks of the control queue; 1 MiB is the bound checked. Measured N = 8: 47.82 GB/s
-// (98.1%), jain 0.990, queue 525 KB; N = 32: 47.80 GB/s, jain 0.964, 542 KB.
+// and acks of the control queue; 1 MiB is the bound checked. Measured N = 8: 48.01 GB/s
+// (98.5%), Jain 0.980, queue 524,736 B; N = 32: 47.59 GB/s (97.7%), Jain 0.975, 542,400 B.
 TEST(EthernetIncast, NsccKeepsLineRateFairAndTheQueueBounded) {
   for (const char* n : {"8", "32"}) {
     const json r = run_ok(ft({std::string("workload.senders=") + n}), std::string("nscc") + n);
@@ -112,7 +112,7 @@ TEST(EthernetIncast, JumboFramesCarryTheIncastToo) {
 }
 
 // Acceptance 1, N = 128 (a 3-tier tree of radix 16, 192 hosts, so that 128 senders fit
-// beside the receiver). Same thresholds. Measured 47.7 GB/s, jain 0.99.
+// beside the receiver). Same thresholds. Measured 47.41 GB/s (97.3%), Jain 0.996.
 TEST(EthernetIncast, Nscc128To1) {
   const json r = run_ok(ft({"workload.senders=128", "topology.radix=16", "topology.hosts=192",
                             "device_types.eth_switch.ports=16"}),
@@ -163,9 +163,11 @@ TEST(EthernetIncast, NoCcOnALossySwitchDropsRetransmitsAndCompletes) {
 
 // Acceptance 2 (short version): a permutation of 2 MB flows; spraying keeps the mean flow
 // rate high, single-path ECMP loses to hash collisions (flows sharing a link). Measured:
-// REPS 41.0 GB/s mean flow rate (84% of line; 2 MB flows spend ~10% in their first RTT),
-// oblivious 39.6, ECMP 24.4 with a p99 FCT 3.4 x REPS's. docs/scaleout.md has the 16 MB
-// run (REPS 94% of bisection).
+// REPS 38.59 GB/s mean flow rate (79.2% of line; a 2 MB flow lasts 41 us at line rate, so
+// its first RTT and first window's collisions weigh), oblivious 38.87, ECMP 22.31 with a
+// p99 FCT 3.2 x REPS's (181.3 against 55.8 us). docs/scaleout.md has the 16 MB runs (REPS
+// 93.9% of line rate per flow; 73% of bisection as all bytes / makespan, 95% with
+// reps_recycle: acked, the next test).
 TEST(EthernetPermutation, SprayingBeatsSinglePathEcmp) {
   std::map<std::string, json> s;
   for (const char* mode : {"reps", "oblivious", "ecmp"}) {
