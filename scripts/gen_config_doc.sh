@@ -120,7 +120,9 @@ Every bad input is reported on stderr as one line
 
 (line and column 1-based, pointing at the offending value, or at the enclosing map for a
 missing key) and exits with code **2**. A broken model invariant ("internal error", a bug,
-never the user's fault) exits **3**; success is **0**. Examples (the first one shortened):
+never the user's fault) exits **3**; a run stopped by SIGINT or SIGTERM exits **4**; success is
+**0**. docs/reliability.md has the input guards, the physical ranges of every quantity and the
+memory and wall-time limits behind them. Examples (the first one shortened):
 
     fabricsim: error: tests/configs/bad/unknown_link_key.yaml:15:5: link_types.nvl.latncy: unknown key 'latncy'; did you mean 'latency'? known keys: protocol, lanes, ...
     fabricsim: error: configs/dgx_h100.yaml:<--set>: workload.max_bytes: '8Gb' is in bits (b); a size is in bytes (B); e.g. 8GB

@@ -5,6 +5,7 @@ pkgs=(build-essential cmake pkg-config libsystemc-dev libyaml-cpp-dev nlohmann-j
       libgtest-dev googletest
       libprotobuf-dev protobuf-compiler       # Chakra traces (workload type chakra)
       openmpi-bin libopenmpi-dev              # mpirun fabricsim sweep
+      clang libclang-rt-14-dev                # the fuzzers (libFuzzer) and the sanitizer stage
       chromium chromium-driver python3)       # the report's browser test
 missing=()
 for p in "${pkgs[@]}"; do

@@ -4,8 +4,8 @@
 // simulation.wall_limit, is refused up front (exit 2) with the estimate and how to lower
 // it, instead of growing until the machine kills it. Plain C++.
 //
-// The coefficients are measured on this code (docs/architecture.md, "Resource guards"):
-// the estimate is meant to be within a factor of two, on the safe side.
+// The coefficients are measured on this code (docs/reliability.md, "Memory and time before
+// the run"): the estimate is meant to be within a factor of two, on the safe side.
 #pragma once
 #include <cstdint>
 #include <string>

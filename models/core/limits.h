@@ -1,5 +1,5 @@
-// The physical ranges parameter declarations share (docs/config.md, "Ranges", says why
-// each bound is where it is). Every quantity a config gives lies inside one of them, so
+// The physical ranges parameter declarations share (docs/reliability.md, "Physical
+// ranges", says why each bound is where it is). Every quantity a config gives lies inside one of them, so
 // every product the simulator forms from them (rate x time, bytes x 8 x 1e12, sums of
 // times) stays far inside 64 bits (picoseconds, bits per second, bytes) or 128 bits where
 // the code says so; the derived products that the ranges alone do not bound are checked
