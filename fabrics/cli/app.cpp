@@ -93,7 +93,8 @@ struct Options {
 
 // --seed takes exactly the values the config's `seed` takes (its declared range).
 uint64_t parse_seed(const std::string& v) {
-  const ParamSpec& spec = config_top_spec().params.at(2);
+  const cfg::TypeSpec top = config_top_spec();  // by value: keep it while `spec` is used
+  const ParamSpec& spec = top.params.at(2);
   FABRICSIM_ASSERT(spec.key == "seed", "the top-level spec lists seed third");
   const auto max = uint64_t(spec.max);
   uint64_t seed = 0;

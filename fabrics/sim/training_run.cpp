@@ -20,7 +20,7 @@ uint64_t flops_ps(double flops, double tflops) { return uint64_t(flops / tflops 
 
 }  // namespace
 
-TrainingWorkload::TrainingWorkload(const SystemSpec& spec) : spec_(spec) {
+TrainingWorkload::TrainingWorkload(const SystemSpec& spec) {
   const WorkloadSpec& w = spec.workload;
   const TrainingSpec& t = w.training;
   n_ = int(spec.ranks.size());

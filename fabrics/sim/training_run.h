@@ -36,7 +36,6 @@ class TrainingWorkload {
   nlohmann::json units_json() const;     // column key -> unit
 
  private:
-  const SystemSpec& spec_;
   int n_ = 0;
   std::vector<coll::Schedule> jobs_;
   size_t n_jobs_ = 0;
