@@ -18,13 +18,18 @@
 #   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 10.1M
 #           packet-hops over 72 GPUs x 18 links, ~12 s (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
+#   a2a576  configs/nvl576_two_tier.yaml per-packet, direct all-to-all of 1 MiB per GPU
+#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~40 s CPU
+#           (the per-hop cost of the largest shipped fabric; elaboration included)
 #   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
 #           1 GiB ring all-reduce (~30 s CPU, ~2.3 GiB) and one hierarchical (~2 s CPU);
 #           target < 60 s wall and < 8 GiB each (docs/fidelity.md)
-# --quick skips pp1g and flow16k. --only CASE runs just the named case(s). Times are for one AMD
+# --quick skips pp1g, a2a576 and flow16k. --only CASE runs just the named case(s). Times are for one AMD
 # EPYC (Zen 3) core; see docs/performance.md for recorded figures.
 # Targets (issue "Foundation"): full sweep <= 60 s wall on one core; per-packet
-# simulation >= 2M transaction-hops/s.
+# simulation >= 2M transaction-hops/s. Per CPU (user) second, per packet: pp64m >= 6M
+# packet-hops, nvl4m and a2a576 >= 3M, and the cost of a hop at most 2x from pp64m (8 GPUs)
+# to a2a576 (576 GPUs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,13 +41,13 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
     --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
 for c in "${only[@]+"${only[@]}"}"; do
-  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m|eth|flow16k) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m, eth, flow16k)" >&2; exit 2 ;; esac
+  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m|a2a576|eth|flow16k) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m, a2a576, eth, flow16k)" >&2; exit 2 ;; esac
 done
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -73,6 +78,7 @@ selected() {
   fi
   [ "$c" = pp1g ] && [ $quick -eq 1 ] && return 1
   [ "$c" = flow16k ] && [ $quick -eq 1 ] && return 1
+  [ "$c" = a2a576 ] && [ $quick -eq 1 ] && return 1
   return 0
 }
 
@@ -122,6 +128,11 @@ run_case() {
     cpu=$(awk -F': ' '/User time/{u=$2} /System time/{s=$2} END{printf "%.2f", u+s}' "$dir/time.txt")
     maxrss=$(awk -F': ' '/Maximum resident set size/{printf "%.1f", $2/1024}' "$dir/time.txt")
     echo "   /usr/bin/time -v     : CPU (user+sys) $cpu s, max RSS $maxrss MiB"
+    local ut phcpu
+    ut=$(awk -F': ' '/User time/{print $2}' "$dir/time.txt")
+    phcpu=$(awk -v h="$ph" -v u="$ut" 'BEGIN{printf "%.2f", (u > 0 ? h / u / 1e6 : 0)}')
+    echo "   per CPU (user) second: $phcpu M packet-hops ($ut s user, config loading and elaboration included)"
+    eval "res_${name}_phcpu=$phcpu"
   fi
   summary+=("$(printf '%-6s wall %7s s  %8s M transaction-hops/s  %8s M packet-hops/s  %7s MiB' \
     "$name" "$wall" "$thps" "$phps" "$rss")")
@@ -152,6 +163,15 @@ if selected nvl4m; then
   CONFIG=configs/gb200_nvl72.yaml
   run_case nvl4m "GB200 NVL72 per-packet, 4 MiB ring all-reduce" "${PP[@]}" \
     --set workload.min_bytes=4MiB --set workload.max_bytes=4MiB
+  CONFIG=configs/dgx_h100.yaml
+fi
+
+if selected a2a576; then
+  CONFIG=configs/nvl576_two_tier.yaml
+  run_case a2a576 "NVL576 two-tier per-packet, direct all-to-all 1 MiB per GPU, 1 channel" "${PP[@]}" \
+    --set workload.type=collective_sweep --set workload.collective=alltoall \
+    --set workload.algorithm=direct --set workload.channels=1 \
+    --set workload.min_bytes=1MiB --set workload.max_bytes=1MiB
   CONFIG=configs/dgx_h100.yaml
 fi
 
@@ -190,6 +210,16 @@ for c in pp1g pp64m nvl4m; do
   [ -n "$v" ] || continue
   awk -v v="$v" -v c="$c" 'BEGIN{printf "  per-packet >= 2M transaction-hops/s (%s): %.2f M/s (%s)\n", c, v, (v >= 2 ? "met" : sprintf("NOT met: %.0f%% short", (1 - v / 2) * 100))}'
 done
+# Per-packet packet-hops per CPU (user) second against the speed targets.
+for c in pp64m:6 nvl4m:3 a2a576:3; do
+  n=${c%%:*}; tgt=${c##*:}
+  v=$(eval echo "\${res_${n}_phcpu:-}")
+  [ -n "$v" ] || continue
+  awk -v v="$v" -v t="$tgt" -v c="$n" 'BEGIN{printf "  per-packet >= %dM packet-hops per CPU second (%s): %.2f M (%.2fx the target: %s)\n", t, c, v, v / t, (v >= t ? "met" : "NOT met")}'
+done
+if [ -n "${res_pp64m_phcpu:-}" ] && [ -n "${res_a2a576_phcpu:-}" ]; then
+  awk -v a="$res_pp64m_phcpu" -v b="$res_a2a576_phcpu" 'BEGIN{r = (b > 0 ? a / b : 0); printf "  cost per packet-hop, 576 GPUs (a2a576) / 8 GPUs (pp64m) <= 2: %.2fx (%s)\n", r, (r <= 2 ? "met" : "NOT met")}'
+fi
 for c in f16ring f16hier; do
   w=$(eval echo "\${res_${c}_wall:-}")
   [ -n "$w" ] || continue

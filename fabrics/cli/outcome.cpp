@@ -99,7 +99,14 @@ void report_unfinished(const SystemSpec& spec, const System& sys, const Collecti
                       std::to_string(PacketPool::global().outstanding()) +
                       " transactions outstanding" +
                       (waits.empty() ? "; no port waits for credits"
-                                     : "; waiting for credits: " + waits));
+                                     : "; waiting for credits: " + waits) +
+                      (spec.workload.torus.empty()
+                           ? std::string()
+                           : "; the ranks form a torus whose routes (shortest paths, no "
+                             "dimension order, datelines or virtual channels) close credit "
+                             "cycles round its rings: traffic beyond neighbours (e.g. "
+                             "alltoall) can deadlock there (docs/optical.md, \"Routing on "
+                             "the torus\")"));
 }
 
 }  // namespace fabricsim

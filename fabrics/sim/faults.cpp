@@ -7,6 +7,7 @@
 #include "models/core/units.h"
 #include "models/endpoint/endpoint.h"
 #include "models/nic/nic.h"
+#include "models/optics/ocs.h"
 
 namespace fabricsim {
 
@@ -35,6 +36,7 @@ FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemS
       ev_(spec.faults.events.size()) {
   action_alarm_ = Alarm{this, kAction};
   detect_alarm_ = Alarm{this, kDetect};
+  reconf_alarm_ = Alarm{this, kReconfigured};
   retransmit_ = std::make_unique<TimerQueue>("retransmit", [this](uint64_t) {
     Packet* p = retransmit_q_.pop();
     ++retransmitted_;
@@ -55,6 +57,15 @@ void FaultManager::wake(uint32_t what) {
   if (over_ || (done_ && done_())) return;  // the workload is over: nothing left to disturb
   if (what == kDetect) {
     detect();
+    return;
+  }
+  if (what == kReconfigured) {
+    while (!reconf_due_.empty() && reconf_due_.begin()->first <= t) {
+      const int e = reconf_due_.begin()->second;
+      reconf_due_.erase(reconf_due_.begin());
+      reconfigured(e);
+    }
+    if (!reconf_due_.empty()) Scheduler::instance().set(reconf_alarm_, reconf_due_.begin()->first);
     return;
   }
   while (next_ < plan_.actions.size() && plan_.actions[next_].at_ps <= t) apply(plan_.actions[next_++]);
@@ -152,6 +163,10 @@ void FaultManager::close_wait(int event, uint64_t t) {
 }
 
 void FaultManager::apply(const FaultAction& a) {
+  if (a.kind == FaultAction::kReconfigure) {  // counted when it starts (it may wait)
+    reconfigure(a.event, a.target);
+    return;
+  }
   current_ = a.event;
   EventStats& e = ev_[size_t(a.event)];
   if (e.first_ps == UINT64_MAX) e.first_ps = Scheduler::now();
@@ -176,6 +191,8 @@ void FaultManager::apply(const FaultAction& a) {
       device_down_[size_t(a.target)] = 0;
       for (int l : sys_.links_of(a.target)) set_link(l, false, a.event);
       break;
+    case FaultAction::kReconfigure:
+      break;  // above
     case FaultAction::kBer: {
       Port& p0 = sys_.link_port(a.target, 0);
       Port& p1 = sys_.link_port(a.target, 1);
@@ -206,6 +223,108 @@ void FaultManager::apply(const FaultAction& a) {
     e.up_ps = UINT64_MAX;
   }
   current_ = -1;
+}
+
+// ocs_reconfigure, planned by a controller rather than detected: at `at` the transmitters
+// on every changed circuit stop (Port::link_down on the devices' side; the switch's own
+// ports never transmit) and every device gets routes without those circuits at once. What
+// was being serialised still goes through: it was handed to the far receiver when it
+// started (a circuit is one link), nothing is cut. The mirrors start moving when its last
+// light has passed them (the drain, at most one transaction plus the fibre) and the
+// changed circuits are dark for exactly the switch's reconfiguration_time; then the new
+// map is lit, the transmitters start again and the routes follow the new map. Credits of
+// transactions that crossed an old circuit go back to their sender (Ocs keeps who sent
+// what). A reconfiguration of a switch whose mirrors are still moving waits for them.
+void FaultManager::reconfigure(int event, int r) {
+  const OcsReconfig& rc = plan_.reconfigs[size_t(r)];
+  if (reconf_wait_.count(rc.device)) {
+    reconf_wait_[rc.device].push_back({event, r});
+    return;
+  }
+  reconf_wait_[rc.device];  // the mirrors are busy
+  if (port_link_base_.empty()) {
+    port_link_base_.assign(sys_.devices().size() + 1, 0);
+    const topo::Graph& g = sys_.graph();
+    for (size_t d = 0; d < g.devices.size(); ++d)
+      port_link_base_[d + 1] = port_link_base_[d] + g.devices[d].ports;
+    port_link_.assign(size_t(port_link_base_.back()), -1);
+    for (size_t l = 0; l < g.links.size(); ++l) {
+      port_link_[size_t(port_link_base_[size_t(g.links[l].a.device)] + g.links[l].a.port)] = int(l);
+      port_link_[size_t(port_link_base_[size_t(g.links[l].b.device)] + g.links[l].b.port)] = int(l);
+    }
+  }
+  Ocs& ocs = dynamic_cast<Ocs&>(*sys_.devices()[size_t(rc.device)]);
+  const uint64_t t = Scheduler::now();
+  EventStats& e = ev_[size_t(event)];
+  e.first_ps = t;
+  ++e.actions;
+  e.reconfig = r;
+  const std::vector<int>& old = ocs.circuit_map();
+  uint64_t last = t;
+  for (size_t p = 0; p < old.size(); ++p) {
+    if (old[p] == rc.map[p]) continue;
+    e.changed.push_back(int(p));
+    last = std::max(last, ocs.last_light_ps(int(p)));
+    const int l = port_link_[size_t(port_link_base_[size_t(rc.device)]) + p];
+    if (l < 0) continue;
+    if (down_count_[size_t(l)]++ == 0) {
+      down_by_event_[size_t(l)] = event;
+      const topo::Link& k = sys_.graph().links[size_t(l)];
+      sys_.link_port(l, k.a.device == rc.device ? 1 : 0).link_down();
+    }
+    routed_down_[size_t(l)] = 1;
+  }
+  e.changed_ports = int(e.changed.size());
+  ocs.go_dark(e.changed);
+  e.drain_ps = last - t;
+  e.dark_from_ps = last;
+  e.dark_until_ps = last + rc.dark_ps;
+  e.unchanged_bytes0 = unchanged_passed(e);
+  sys_.install_routes(routed_down_);
+  if (recomputed_ps_.size() < 1000) recomputed_ps_.push_back(t);
+  ++recomputations_;
+  reconf_due_.emplace(e.dark_until_ps, event);
+  Scheduler::instance().set(reconf_alarm_, reconf_due_.begin()->first);
+}
+
+uint64_t FaultManager::unchanged_passed(const EventStats& e) const {
+  const OcsReconfig& rc = plan_.reconfigs[size_t(e.reconfig)];
+  const Ocs& ocs = dynamic_cast<const Ocs&>(*sys_.devices()[size_t(rc.device)]);
+  uint64_t b = 0;
+  size_t k = 0;
+  for (size_t p = 0; p < rc.map.size(); ++p) {
+    if (k < e.changed.size() && e.changed[k] == int(p)) {
+      ++k;
+      continue;
+    }
+    b += ocs.passed_bytes(int(p));
+  }
+  return b;
+}
+
+void FaultManager::reconfigured(int event) {
+  EventStats& e = ev_[size_t(event)];
+  const OcsReconfig& rc = plan_.reconfigs[size_t(e.reconfig)];
+  Ocs& ocs = dynamic_cast<Ocs&>(*sys_.devices()[size_t(rc.device)]);
+  e.unchanged_bytes = unchanged_passed(e) - e.unchanged_bytes0;
+  ocs.set_map(rc.map);
+  sys_.set_circuit(rc.device, rc.map);
+  for (int p : e.changed) {
+    const int l = port_link_[size_t(port_link_base_[size_t(rc.device)] + p)];
+    if (l < 0) continue;
+    if (--down_count_[size_t(l)] == 0) {
+      const topo::Link& k = sys_.graph().links[size_t(l)];
+      sys_.link_port(l, k.a.device == rc.device ? 1 : 0).link_up();
+      routed_down_[size_t(l)] = 0;
+    }
+  }
+  e.up_ps = Scheduler::now();
+  sys_.install_routes(routed_down_);
+  if (recomputed_ps_.size() < 1000) recomputed_ps_.push_back(Scheduler::now());
+  ++recomputations_;
+  const std::vector<std::pair<int, int>> waiting = std::move(reconf_wait_[rc.device]);
+  reconf_wait_.erase(rc.device);
+  for (const auto& [ev, r] : waiting) reconfigure(ev, r);
 }
 
 // The changes detected by now become the routes' view; every device gets new routes, then
@@ -384,6 +503,14 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
       x["ceiling_busbw_GBps_after"] = e.ceiling_GBps;
       x["capacity_extra_ps_estimate"] = capacity_extra_ps(e, w);
     }
+    if (e.reconfig >= 0) {
+      x["changed_ports"] = e.changed_ports;
+      x["drain_ps"] = e.drain_ps;
+      x["dark_from_ps"] = e.dark_from_ps;
+      x["dark_until_ps"] = e.dark_until_ps;
+      x["lit_again"] = e.up_ps != UINT64_MAX;
+      if (e.up_ps != UINT64_MAX) x["unchanged_circuits_passed_payload_bytes"] = e.unchanged_bytes;
+    }
     if (e.ber_link >= 0) {
       uint64_t crc = e.crc_errors, replays = e.replays, retry = e.retry_ps;
       if (e.in_burst) burst_counts(e, crc, replays, retry);
@@ -462,6 +589,15 @@ std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& w
       parts.push_back(c);
     } else if (e.ceiling_GBps >= 0) {
       parts.push_back("ceiling busbw unchanged with its links down (another path has the capacity)");
+    }
+    if (e.reconfig >= 0) {
+      parts.push_back(std::to_string(e.changed_ports) + " ports' circuits changed, drained in " +
+                      us_text(e.drain_ps) + ", dark from " + us_text(e.dark_from_ps) + " to " +
+                      us_text(e.dark_until_ps) +
+                      (e.up_ps != UINT64_MAX
+                           ? "; the unchanged circuits passed " +
+                                 std::to_string(e.unchanged_bytes) + " B meanwhile"
+                           : " (the workload finished first)"));
     }
     if (e.ber_link >= 0) {
       uint64_t crc = e.crc_errors, replays = e.replays, retry = e.retry_ps;

@@ -82,7 +82,7 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   std::string unfinished_reason() const;
 
  private:
-  enum : uint32_t { kAction, kDetect };
+  enum : uint32_t { kAction, kDetect, kReconfigured };
   // What one event of the plan did (an event may be several actions: a flap).
   struct EventStats {
     uint64_t first_ps = UINT64_MAX;  // when its first action was played (MAX: never)
@@ -111,6 +111,14 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
       uint64_t first_sent_ps = UINT64_MAX, last_sent_ps = 0;
     };
     std::map<std::pair<uint32_t, uint32_t>, FlowLoss> flow_losses;
+    // ocs_reconfigure: circuits changed, when the mirrors started moving (after the
+    // drain) and when the new map was lit, and the light the unchanged circuits passed
+    // meanwhile.
+    int reconfig = -1;  // index in FaultPlan::reconfigs
+    int changed_ports = 0;
+    uint64_t drain_ps = 0, dark_from_ps = UINT64_MAX, dark_until_ps = UINT64_MAX;
+    uint64_t unchanged_bytes = 0, unchanged_bytes0 = 0;
+    std::vector<int> changed;  // the switch's ports whose circuit changed
   };
   // A burst's retry counters: those gained since its start, added to `e` (at its end or at
   // the end of the run).
@@ -127,6 +135,11 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   // end; 0 otherwise or without ceilings.
   uint64_t capacity_extra_ps(const EventStats& e, const FaultWindow* w) const;
   std::vector<char> down_now() const;
+  // ocs_reconfigure (docs/optical.md): the changed circuits' transmitters stop and the
+  // routes avoid them now; once drained the mirrors move; reconfigured() lights the map.
+  void reconfigure(int event, int r);
+  void reconfigured(int event);
+  uint64_t unchanged_passed(const EventStats& e) const;
 
   System& sys_;
   const FaultPlan& plan_;
@@ -139,7 +152,11 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   std::vector<char> device_down_;   // per graph device: failed now
   int current_ = -1;                // the event whose action is being played
   int last_down_ = -1;              // the last event that took something down
-  Alarm action_alarm_, detect_alarm_;
+  Alarm action_alarm_, detect_alarm_, reconf_alarm_;
+  std::multimap<uint64_t, int> reconf_due_;      // new maps to light: time -> event
+  std::map<int, std::vector<std::pair<int, int>>> reconf_wait_;  // per switch: (event, reconfig) waiting for its mirrors
+  std::vector<int> port_link_base_;              // per device: first index in port_link_
+  std::vector<int> port_link_;                   // per (device, port): graph link or -1
   struct Detection {
     uint64_t at_ps;
     int link;

@@ -172,7 +172,10 @@ Observation::Observation(System& sys, const SystemSpec& spec, ObserveOptions o)
     const std::string kind = spec.type_of(int(d)).kind->name;
     devices_.emplace_back(g.devices[d].name, kind);
     for (int p = 0; p < g.devices[d].ports; ++p) {
-      if (g.peer(int(d), p).device < 0) continue;
+      // A port on a dark circuit is left out, unless reconfigurations may light it.
+      if (g.peer(int(d), p).device < 0 &&
+          (spec.faults.reconfigs.empty() || g.physical_peer(int(d), p).device < 0))
+        continue;
       Port& port = sys.devices()[d]->port(p);
       ports_.push_back(PortInfo{port.display_name(), g.devices[d].name, kind, p, port.peer_name,
                                 port.link().type_name, &port});

@@ -80,14 +80,19 @@ std::string System::link_name(int link) const {
          link_ports_[size_t(link)].second->display_name();
 }
 
+void System::set_circuit(int device, std::vector<int> map) {
+  if (!live_graph_) live_graph_ = std::make_unique<topo::Graph>(spec_.graph);
+  live_graph_->set_circuit(device, std::move(map));
+}
+
 void System::install_routes(const std::vector<char>& down) {
-  const topo::Graph g = topo::without_links(spec_.graph, down);
+  const topo::Graph g = topo::without_links(graph(), down);
   const topo::Routes routes = topo::compute_routes(g);
   for (size_t i = 0; i < devices_.size(); ++i) devices_[i]->set_routes(routes[i]);
 }
 
 std::string System::unreachable_ranks(const std::vector<char>& down) const {
-  const topo::Graph g = topo::without_links(spec_.graph, down);
+  const topo::Graph g = topo::without_links(graph(), down);
   const topo::Reach reach(g);
   const std::vector<int>& ranks = spec_.ranks;
   for (size_t r = 0; r < ranks.size(); ++r)

@@ -67,6 +67,11 @@ class System {
   // "gpu0 (rank 0) has no path to gpu5 (rank 5)" for the first pair of ranks the links
   // marked in `down` separate, or "".
   std::string unreachable_ranks(const std::vector<char>& down) const;
+  // An optical circuit switch's new circuit map (a reconfiguration, docs/optical.md): the
+  // graph routes are computed on sees through the new circuits from now on.
+  void set_circuit(int device, std::vector<int> map);
+  // The graph as it is now: the config's, or with the circuit maps reconfigurations set.
+  const topo::Graph& graph() const { return live_graph_ ? *live_graph_ : spec_.graph; }
 
  private:
   void set_path_latencies(const topo::Routes& routes);
@@ -80,6 +85,7 @@ class System {
   std::vector<std::pair<Port*, Port*>> link_ports_;  // by graph link index
   std::vector<std::vector<int>> links_of_;          // by device: its graph links
   std::unique_ptr<FaultManager> faults_;
+  std::unique_ptr<topo::Graph> live_graph_;  // set by the first set_circuit
 };
 
 }  // namespace fabricsim

@@ -10,6 +10,7 @@
 #include "models/core/limits.h"
 #include "models/core/text.h"
 #include "models/core/units.h"
+#include "models/optics/ocs.h"
 
 namespace fabricsim {
 
@@ -79,7 +80,18 @@ std::vector<cfg::TypeSpec> event_specs() {
        {link, at_spec(),
         param("duration", K::kTime, "", "ns", "How long the burst lasts.", 1, limits::kMaxTimePs),
         param("ber", K::kReal, "", "errors per wire bit", "Bit error rate during the burst.",
-              1e-15, 1e-3)}}};
+              1e-15, 1e-3)}},
+      {"ocs_reconfigure",
+       "An optical circuit switch takes a new circuit map (reconfiguration): the "
+       "transmitters on every circuit that changes stop at `at`, what they sent drains "
+       "through, then those circuits are dark for the switch's reconfiguration_time while "
+       "its mirrors move; unchanged circuits carry traffic throughout; routes avoid the "
+       "changed circuits from `at` and follow the new map once it is lit (docs/optical.md).",
+       {param("device", K::kString, "", "", "The optical circuit switch's instance name."),
+        at_spec(),
+        param("circuits", K::kIntList, "", "port pairs",
+              "The whole new circuit map as pairs [a0, b0, a1, b1, ...]; a port in no pair "
+              "is dark afterwards.")}}};
 }
 
 class Loader {
@@ -197,11 +209,72 @@ class Loader {
         p.fail("device",
                name + " is of kind " + t.kind->name + ", and only switches fail with switch_down",
                "fail its links with link_down, or name a switch");
+      for (const topo::Link& k : s_.graph.links)
+        if ((k.a.device == d->second && on_circuit_switch(k.b.device)) ||
+            (k.b.device == d->second && on_circuit_switch(k.a.device)))
+          p.fail("device", name + " has fibres to an optical circuit switch; a switch failure "
+                               "there is not modelled",
+                 "fail another switch, or change the circuits with ocs_reconfigure");
       const uint64_t up = up_at();
       add(at, FaultAction::kDeviceDown, d->second);
       if (up) add(up, FaultAction::kDeviceUp, d->second);
       text = "switch_down " + name + " at " + format_time_ps(at) +
              (up ? ", up at " + format_time_ps(up) : ", stays down");
+    } else if (type == "ocs_reconfigure") {
+      const std::string& name = p.str("device");
+      const auto d = s_.graph.by_name.find(name);
+      if (d == s_.graph.by_name.end()) {
+        std::vector<std::string> names;
+        for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
+        p.fail("device", "unknown device '" + name + "'", did_you_mean(name, names));
+      }
+      const DeviceType& t = s_.type_of(d->second);
+      if (t.kind->name != "optical_circuit_switch")
+        p.fail("device", name + " is of kind " + t.kind->name +
+                             ", and only optical circuit switches are reconfigured",
+               "name a device of type optical_circuit_switch");
+      const OcsParams& o = t.get<OcsParams>();
+      const std::vector<int64_t>& pairs = p.int_list("circuits");
+      if (pairs.size() % 2)
+        p.fail("circuits",
+               "has " + std::to_string(pairs.size()) + " entries: port " +
+                   std::to_string(pairs.back()) + " has no partner",
+               "write the map as pairs [a0, b0, a1, b1, ...]");
+      OcsReconfig rc;
+      rc.device = d->second;
+      rc.dark_ps = o.reconfiguration_ps;
+      const int bad = circuit_map(pairs, o.ports, rc.map);
+      if (bad >= 0) {
+        const int64_t x = pairs[size_t(bad)];
+        if (x < 0 || x >= o.ports)
+          p.fail("circuits",
+                 "circuits[" + std::to_string(bad) + "] names port " + std::to_string(x) +
+                     ", which " + name + " lacks",
+                 "ports are 0.." + std::to_string(o.ports - 1));
+        size_t first = 0;
+        while (first < size_t(bad) && pairs[first] != x) ++first;
+        p.fail("circuits",
+               "port " + std::to_string(x) + " is named twice (circuits[" +
+                   std::to_string(first) + "] and circuits[" + std::to_string(bad) + "])",
+               "a port carries one circuit: each port may appear once in the map");
+      }
+      for (size_t k = 0; k < pairs.size(); ++k)
+        if (!link_at_.count({d->second, int(pairs[k])}))
+          p.fail("circuits",
+                 "circuits[" + std::to_string(k) + "] names port " + std::to_string(pairs[k]) +
+                     ", which has no fibre (no link in the topology)",
+                 "join only ports that are linked");
+      const double rx = o.received_dbm(), need = o.rx_sensitivity_dbm + o.margin_db;
+      if (!pairs.empty() && rx < need)
+        p.fail("circuits", "the link budget of " + name + "'s circuits does not close (" +
+                               std::to_string(rx) + " dBm received, " + std::to_string(need) +
+                               " dBm needed)",
+               "see device_types: launch_power_dbm, fibre_length_m, connectors");
+      add(at, FaultAction::kReconfigure, int(plan.reconfigs.size()));
+      plan.reconfigs.push_back(std::move(rc));
+      text = "ocs_reconfigure " + name + " at " + format_time_ps(at) + " (" +
+             std::to_string(pairs.size() / 2) + " circuits, dark " +
+             format_time_ps(o.reconfiguration_ps) + ")";
     } else {  // ber_burst
       const int l = link_of(p, "link");
       const LinkParams& lp = s_.link_types.at(s_.graph.links[size_t(l)].type);
@@ -248,7 +321,17 @@ class Loader {
       p.fail(key, "port " + text + " has no link",
              "name a linked port; " + m[1].str() + " has " +
                  std::to_string(s_.graph.devices[size_t(d->second)].ports) + " ports");
+    const topo::Link& k = s_.graph.links[size_t(l->second)];
+    if (on_circuit_switch(k.a.device) || on_circuit_switch(k.b.device))
+      p.fail(key, "the link on " + text + " is a fibre to an optical circuit switch; link "
+                  "faults there are not modelled (light is cut at the far receiver, not at "
+                  "the switch)",
+             "change its circuits with an ocs_reconfigure event, or fail another link");
     return l->second;
+  }
+
+  bool on_circuit_switch(int device) const {
+    return s_.type_of(device).kind->name == "optical_circuit_switch";
   }
 
   std::string link_name(int l) const {

@@ -40,12 +40,20 @@ const ParamBlock& simulation_params();
 // The `faults:` section (fabrics/systems/faults.cpp), as the timeline the fault manager
 // (fabrics/sim/faults.h) plays: primitive actions in time order.
 struct FaultAction {
-  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer };
+  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer, kReconfigure };
   uint64_t at_ps = 0;
   Kind kind = kLinkDown;
-  int target = -1;  // graph link index (links, ber) or device index (devices)
+  int target = -1;  // graph link index (links, ber), device index (devices), or index in
+                    // FaultPlan::reconfigs (kReconfigure)
   double ber = 0;   // kBer: the link's bit error rate from now on
   int event = -1;   // index in FaultPlan::events
+};
+// An optical circuit switch's circuit map replaced during the run (ocs_reconfigure): the
+// circuits that change go dark for the switch's reconfiguration time (docs/optical.md).
+struct OcsReconfig {
+  int device = -1;
+  std::vector<int> map;  // the new map: map[p] = joined port or -1 (dark)
+  uint64_t dark_ps = 0;  // the switch's reconfiguration_time
 };
 struct FaultPlan {
   uint64_t detection_ps = 0;   // a link or device changes state -> routes recomputed
@@ -54,6 +62,7 @@ struct FaultPlan {
   std::vector<std::string> events;   // per event: what it is, for reports
   std::vector<std::string> where;    // per event: "file:line:col: faults.events[i]"
   std::vector<char> replay_links;    // per graph link: bursts planned (replay buffer on)
+  std::vector<OcsReconfig> reconfigs;  // kReconfigure actions' targets
   bool any() const { return !actions.empty(); }
 };
 

@@ -13,11 +13,11 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
     : sc_module(n),
       tx("tx"),
       rx("rx"),
-      display_name_(std::move(display_name)),
       owner_(owner),
       index_(index),
       rx_at_head_(rx_at_head),
-      rx_latency_ps_(rx_latency_ps) {
+      rx_latency_ps_(rx_latency_ps),
+      display_name_(std::move(display_name)) {
   tx.bind(*this);
   rx.bind(*this);
   Scheduler::instance();  // exists before the simulation starts
@@ -45,7 +45,11 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   peer_link_ = peer_link;
   latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
-  credits_.assign(link.vcs, peer_link.rx_buffer_bytes);
+  FABRICSIM_ASSERT(link.vcs <= kMaxVcs, display_name_ + ": more VCs than a port holds");
+  vcs_ = link.vcs;
+  peer_latency_ps_ = peer_link.latency_ps;
+  peer_rx_buffer_bytes_ = peer_link.rx_buffer_bytes;
+  std::fill_n(credits_, vcs_, peer_link.rx_buffer_bytes);
   retry_ = link.ber > 0 || replay;
   if (retry_) {
     FABRICSIM_ASSERT(link.ber < 1 && link.replay_buffer_bytes > 0,
@@ -79,7 +83,7 @@ void Port::tx_step(uint64_t t) {
     sched.set(tx_alarm_, p->head_ps);
     return;
   }
-  FABRICSIM_ASSERT(p->vc < link_.vcs, display_name_ + ": packet on a VC the link lacks");
+  FABRICSIM_ASSERT(p->vc < vcs_, display_name_ + ": packet on a VC the link lacks");
   const uint64_t wire = layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
@@ -153,7 +157,7 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   c_.rx_payload_bytes += p.payload_bytes;
   c_.rx_packets += p.npackets;
   ++c_.rx_transactions;
-  if (was_empty) Scheduler::instance().set(rx_alarm_, rx_at_head_ ? p.head_ps : p.tail_ps);
+  if (was_empty) Scheduler::instance().set(rx_alarm_, rx_at_head_ ? p.head_ps : p.tail_ps, &p);
   return tlm::TLM_ACCEPTED;
 }
 
@@ -163,17 +167,21 @@ void Port::rx_method() {
     Packet* p = arrivals_.front();
     const uint64_t at = rx_at_head_ ? p->head_ps : p->tail_ps;
     if (at > t) {
-      Scheduler::instance().set(rx_alarm_, at);
+      Scheduler::instance().set(rx_alarm_, at, p);
       return;
     }
     arrivals_.pop();
+    // Its credits go back to the sender soon (a switch: when it crosses the crossbar):
+    // start fetching the sender's credit state, cold on a large fabric, now.
+    __builtin_prefetch(&peer_->stall_since_);
+    __builtin_prefetch(&peer_->credit_fifo_);
     owner_->rx_arrive(index_, p);
   }
 }
 
 void Port::release_rx(Packet* p, uint64_t after_ps) {
   Phase ph = CREDIT_RETURN;
-  uint64_t at = now() + after_ps + peer_link_.latency_ps;
+  uint64_t at = now() + after_ps + peer_latency_ps_;
   if (at < last_release_at_) at = last_release_at_;
   last_release_at_ = at;
   sc_time d = sc_time::from_value(at - now());
@@ -196,7 +204,7 @@ void Port::absorb_credits(uint64_t t) {
   while (!credit_fifo_.empty() && credit_fifo_.front().at_ps <= t) {
     const CreditReturn c = credit_fifo_.pop();
     credits_[c.vc] += c.bytes;
-    FABRICSIM_ASSERT(credits_[c.vc] <= peer_link_.rx_buffer_bytes,
+    FABRICSIM_ASSERT(credits_[c.vc] <= peer_rx_buffer_bytes_,
                      display_name_ + ": more credits returned than the buffer holds");
   }
 }
@@ -214,8 +222,9 @@ uint64_t Port::idle_at() const {
 void Port::reset() {
   FABRICSIM_ASSERT(arrivals_.empty(), display_name_ + ": reset with arrivals pending");
   absorb_credits(UINT64_MAX);
-  for (uint64_t c : credits_)
-    FABRICSIM_ASSERT(c == peer_link_.rx_buffer_bytes || c > kUnlimited / 2,  // credit-free rx
+  for (uint32_t vc = 0; vc < vcs_; ++vc)
+    FABRICSIM_ASSERT(credits_[vc] == peer_rx_buffer_bytes_ ||
+                         credits_[vc] > kUnlimited / 2,  // credit-free rx
                      display_name_ + ": reset with credits out");
   while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
   stall_since_ = replay_stall_since_ = UINT64_MAX;
@@ -303,8 +312,8 @@ void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool rep
   a.peer_ = &b;
   b.peer_ = &a;
   // Into a credit-free receiver the transmitter never waits for credits (none come back).
-  if (b.credit_free_rx_) a.credits_.assign(a.credits_.size(), kUnlimited);
-  if (a.credit_free_rx_) b.credits_.assign(b.credits_.size(), kUnlimited);
+  if (b.credit_free_rx_) std::fill_n(a.credits_, a.vcs_, kUnlimited);
+  if (a.credit_free_rx_) std::fill_n(b.credits_, b.vcs_, kUnlimited);
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
   a.peer_name = b.display_name();

@@ -275,46 +275,56 @@ class Port : public sc_core::sc_module,
     uint64_t bytes;
   };
 
-  std::string display_name_;
+  // Layout: what a hop reads and writes on this port (transmitter, arrivals, credit
+  // returns, alarms, counters, the egress level) sits together in a few cache lines, the
+  // rest after it. A large fabric has tens of thousands of ports, far more than the caches
+  // hold, so every line a hop touches on a port is a likely miss (docs/performance.md).
+  static constexpr uint32_t kMaxVcs = 16;  // the vcs parameter's range
   PortOwner* owner_;
   int index_;
   bool rx_at_head_;
-  uint64_t rx_latency_ps_;
   bool credit_free_rx_ = false;  // see set_credit_free_rx()
+  bool retry_ = false;           // replay buffer and acks (false when ber == 0)
+  // Faults (cold): fault_state_ is the one flag the transmit path tests.
+  bool fault_state_ = false;     // down_ or held_ not empty
+  uint64_t rx_latency_ps_;
+  uint64_t busy_until_ = 0;
+  uint64_t stall_since_ = UINT64_MAX;
+  uint64_t replay_stall_since_ = UINT64_MAX;
+  uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
+  uint32_t vcs_ = 0;              // link_.vcs
+  uint8_t pause_mask_ = 0;  // PFC: priorities that were ever paused (pause_until_ may be past)
+  uint64_t peer_latency_ps_ = 0;       // peer_link_.latency_ps (credit returns travel it)
+  uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
+  sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
+  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
+  Port* peer_ = nullptr;
+  PortProbe* probe_ = nullptr;
+  Alarm tx_alarm_, rx_alarm_, credit_alarm_;
+  Fifo<Packet*> arrivals_;
+  Fifo<CreditReturn> credit_fifo_;
+  PortCounters c_;
+  ObservedLevel queue_;
+  uint64_t credits_[kMaxVcs] = {};  // [vc], vcs_ of them
+
+  // --- cold ---
+  std::string display_name_;
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on
   LinkParams peer_link_;  // what it receives from (same type; kept for checks)
-  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
-  sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
-  uint64_t busy_until_ = 0;
-  std::vector<uint64_t> credits_;
-  uint64_t stall_since_ = UINT64_MAX;
-  Fifo<Packet*> arrivals_;
-  Fifo<CreditReturn> credit_fifo_;
   // Replay buffer and acks (retry_ is false when ber == 0).
-  bool retry_ = false;
   uint64_t ack_wait_ps_ = 0;     // transaction tail -> replay buffer freed: 2 x latency + ack_delay
   uint64_t replay_used_ = 0;     // wire bytes in the replay buffer
-  uint64_t replay_stall_since_ = UINT64_MAX;
   Fifo<Ack> acks_;
-  uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
-  // Faults (cold): fault_state_ is the one flag the transmit path tests.
-  bool fault_state_ = false;   // down_ or held_ not empty
   bool fault_aware_ = false;   // its system plans faults: report their counters
   bool down_ = false;
-  Port* peer_ = nullptr;
   LossHandler* loss_ = nullptr;
   Fifo<Packet*> held_;
   FaultCounters f_;
-  Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   // PFC: per priority, paused until (ps) and paused time accumulated up to pause_since_.
-  uint8_t pause_mask_ = 0;  // priorities that were ever paused (pause_until_ may be past)
   uint64_t pause_until_[8] = {};
   uint64_t paused_ps_[8] = {};
   uint64_t pause_frames_rx_ = 0;
-  ObservedLevel queue_;
-  PortCounters c_;
-  PortProbe* probe_ = nullptr;
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx. `replay` as Port::attach.

@@ -108,7 +108,7 @@ void Port::drop_held() {
 std::string Port::credits_check() const {
   if (!attached_) return "";
   if (!peer_ || !peer_->credit_free_rx_) {
-    std::vector<uint64_t> c = credits_;
+    std::vector<uint64_t> c(credits_, credits_ + vcs_);
     for (size_t i = 0; i < credit_fifo_.size(); ++i) c[credit_fifo_.at(i).vc] += credit_fifo_.at(i).bytes;
     for (size_t vc = 0; vc < c.size(); ++vc)
       if (c[vc] != peer_link_.rx_buffer_bytes)

@@ -1,5 +1,7 @@
 #include "models/optics/ocs.h"
 
+#include <algorithm>
+
 #include "models/core/errors.h"
 #include "models/core/protocol.h"
 
@@ -27,6 +29,8 @@ Ocs::Ocs(sc_core::sc_module_name n, std::string name, const OcsParams& p,
   ports_.resize(size_t(p.ports));
   far_credit_free_.assign(size_t(p.ports), 0);
   passed_.resize(size_t(p.ports));
+  last_light_.assign(size_t(p.ports), 0);
+  owed_.resize(size_t(p.ports));
   for (int i : used)
     ports_[size_t(i)] = std::make_unique<LightPort>(("port_" + std::to_string(i)).c_str(),
                                                     name_ + ".port[" + std::to_string(i) + "]",
@@ -53,6 +57,7 @@ void Ocs::pass(int in, Packet& p, tlm::tlm_phase& ph, sc_core::sc_time& d) {
   FABRICSIM_ASSERT(out >= 0 && ports_[size_t(out)],
                    name_ + ".port[" + std::to_string(in) + "]: light into a dark port");
   const uint64_t add = d.value() + params_.pass_latency_ps;
+  last_light_[size_t(in)] = std::max<uint64_t>(last_light_[size_t(in)], p.tail_ps + d.value());
   p.head_ps += add;
   p.tail_ps += add;
   passed_[size_t(in)].bytes += p.payload_bytes;
@@ -65,6 +70,12 @@ void Ocs::pass(int in, Packet& p, tlm::tlm_phase& ph, sc_core::sc_time& d) {
     tlm::tlm_phase cr = CREDIT_RETURN;
     sc_core::sc_time back = sc_core::sc_time::from_value(add + i.link().latency_ps);
     i.rx->nb_transport_bw(p, cr, back);
+  } else {
+    Fifo<Run>& owed = owed_[size_t(out)];
+    if (!owed.empty() && owed.back().in == in)
+      ++owed.back().count;
+    else
+      owed.push(Run{in, 1});
   }
   sc_core::sc_time next = sc_core::sc_time::from_value(o.link().latency_ps);
   o.tx->nb_transport_fw(p, ph, next);
@@ -73,13 +84,24 @@ void Ocs::pass(int in, Packet& p, tlm::tlm_phase& ph, sc_core::sc_time& d) {
 // The receiver behind `out` returned credits: they travel back through the circuit to the
 // sender behind the joined port, whose credits count the receiver's buffer.
 void Ocs::relay_credit(int out, Packet& p, tlm::tlm_phase& ph, sc_core::sc_time& d) {
-  const int in = map_[size_t(out)];
-  FABRICSIM_ASSERT(in >= 0 && ports_[size_t(in)],
-                   name_ + ".port[" + std::to_string(out) + "]: credits from a dark port");
+  Fifo<Run>& owed = owed_[size_t(out)];
+  FABRICSIM_ASSERT(!owed.empty(), name_ + ".port[" + std::to_string(out) +
+                                      "]: credits for no transaction that left by it");
+  const int in = owed.front().in;
+  if (--owed.front().count == 0) owed.pop();
   LightPort& i = *ports_[size_t(in)];
   sc_core::sc_time back =
       sc_core::sc_time::from_value(d.value() + params_.pass_latency_ps + i.link().latency_ps);
   i.rx->nb_transport_bw(p, ph, back);
+}
+
+void Ocs::go_dark(const std::vector<int>& ports) {
+  for (int p : ports) map_[size_t(p)] = -1;
+}
+
+void Ocs::set_map(const std::vector<int>& map) {
+  map_ = map;
+  ++reconfigurations_;
 }
 
 nlohmann::json Ocs::stats_json(uint64_t) const {
@@ -99,6 +121,7 @@ nlohmann::json Ocs::stats_json(uint64_t) const {
   j["path_loss_db"] = params_.path_loss_db();
   j["received_power_dbm"] = params_.received_dbm();
   j["power_w"] = params_.power_w();
+  if (reconfigurations_) j["reconfigurations"] = reconfigurations_;
   return j;
 }
 

@@ -14,6 +14,7 @@
 #include <systemc>
 
 #include "models/core/device_model.h"
+#include "models/core/fifo.h"
 #include "models/link/port.h"
 
 namespace fabricsim {
@@ -28,6 +29,7 @@ struct OcsParams {
   double fibre_loss_db_per_km = 0, fibre_length_m = 0;
   double launch_power_dbm = 0, rx_sensitivity_dbm = 0, margin_db = 0;
   double power_per_port_w = 0;
+  uint64_t reconfiguration_ps = 0;  // a changed circuit's dark time while mirrors move
   std::vector<int> map;  // derived from circuits: map[p] = joined port or -1
 
   // Optical loss of one circuit, transmitter to receiver (dB): one OCS pass, the
@@ -63,6 +65,20 @@ class Ocs : public sc_core::sc_module, public PortOwner, public DeviceModel {
 
   const std::vector<int>& circuit_map() const { return map_; }
   int lit_circuits() const;
+  uint64_t reconfiguration_ps() const { return params_.reconfiguration_ps; }
+
+  // Reconfiguration (docs/optical.md; played by the fault manager, fabrics/sim/faults.h).
+  // When the last light sent into port `p` has passed the mirrors (its tail at the sender
+  // plus the fibre; 0: none yet).
+  uint64_t last_light_ps(int p) const { return last_light_[size_t(p)]; }
+  // The mirrors of `ports` start moving now: those ports are dark (light into them is an
+  // internal error) until set_map() lights the new map. Credits of transactions that went
+  // through their old circuits still travel back to the senders that sent them.
+  void go_dark(const std::vector<int>& ports);
+  // The new map is lit (its ports, changed or not, as in `map`).
+  void set_map(const std::vector<int>& map);
+  // Light that passed the switch, per input port (payload bytes).
+  uint64_t passed_bytes(int p) const { return passed_[size_t(p)].bytes; }
 
  private:
   // An OCS port: a Port whose receive side passes light on instead of queuing it.
@@ -96,6 +112,16 @@ class Ocs : public sc_core::sc_module, public PortOwner, public DeviceModel {
     uint64_t bytes = 0, packets = 0;
   };
   std::vector<Passed> passed_;  // per input port
+  std::vector<uint64_t> last_light_;  // per input port: its last light's tail at the mirrors
+  // Per output port: the input ports of the transactions that left by it and whose credits
+  // have not come back yet, as runs (credits return in order): a receiver's credits go
+  // back to the sender of the transaction, even after the circuit changed.
+  struct Run {
+    int in;
+    uint64_t count;
+  };
+  std::vector<Fifo<Run>> owed_;
+  int reconfigurations_ = 0;
 };
 
 }  // namespace fabricsim

@@ -42,6 +42,14 @@ DeviceKind ocs_kind() {
                   "assumption: about 2 m of optical path.",
                   0),
             &O::pass_latency_ps),
+       bind(param("reconfiguration_time", K::kTime, "10ms", "ns",
+                  "How long a circuit that a reconfiguration changes stays dark while the "
+                  "mirrors move and settle (faults: ocs_reconfigure). Assumption: MEMS mirrors "
+                  "settle in milliseconds (ms-class; the Palomar figure is not published at "
+                  "this precision); use us-class values for fast (e.g. piezo or "
+                  "silicon-photonic) switches and ns-class for SOA/electro-optic ones.",
+                  0),
+            &O::reconfiguration_ps),
        bind(param("circuits", K::kIntList, "[]", "port pairs",
                   "The circuit map as pairs [a0, b0, a1, b1, ...]: port a_i <-> port b_i. A "
                   "port in no pair is dark; a port may be named once. A topology generator "

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -157,6 +158,126 @@ workload: {type: allreduce_sweep, algorithm: torus, min_bytes: 64MiB, max_bytes:
   EXPECT_NEAR(t / closed_us, 1.0, 0.01) << t << " us vs " << closed_us;
   EXPECT_EQ(j["stats"]["r0_0_0_0.port[0]"]["tx_payload_bytes"].get<uint64_t>(), 50331648u);
   EXPECT_EQ(j["stats"]["r0_0_0_0.port[1]"]["tx_payload_bytes"].get<uint64_t>(), 50331648u);
+}
+
+// ---- Reconfiguration (configs/ocs_reconfigure.yaml): two switches joined by circuits 0-2
+// and 1-3 exchange 32 MiB each way; at 100 us the map becomes [0, 2, 1, 4].
+
+nlohmann::json run_args(std::vector<std::string> args, const std::string& name) {
+  const std::string out = "/tmp/fabricsim_optics_out_" + name + "_" + std::to_string(::getpid());
+  args.insert(args.begin(), {"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/ocs_reconfigure.yaml"});
+  args.insert(args.end(), {"--quiet", "--out", out});
+  EXPECT_EQ(app_main(args), 0);
+  std::ifstream f(out + "/results.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+// Payload per direction of one circuit: 400 Gb/s x 4096/4160 (64 B flits, one overhead flit).
+constexpr double kCircuitBps = 50e9 * 4096.0 / 4160.0;
+constexpr double kBytes = 33554432.0;
+
+void expect_nothing_lost(const nlohmann::json& j) {
+  const nlohmann::json& c = j["checks"];
+  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_lost"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), c["payload_bytes_delivered"].get<uint64_t>());
+  EXPECT_EQ(c["payload_bytes_delivered"].get<uint64_t>(), 2 * 33554432u);
+  const nlohmann::json& f = j["faults"];
+  EXPECT_EQ(f["cut_transactions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(f["lost_transactions"].get<uint64_t>(), 0u);
+}
+
+// Acceptance: a changed circuit is dark for exactly reconfiguration_time (to the
+// picosecond, at the 100 us, us and ns scales: one run per test, SystemC elaborates once
+// per process), the transmitters on it are stopped for the drain plus exactly that,
+// nothing in flight is lost (every credit back: the end-of-run checks, exit 0), and the
+// unchanged circuit carries the traffic at its full rate throughout.
+void check_reconfiguration(uint64_t dark_ps) {
+  {
+    const std::string tag = "reconf_" + std::to_string(dark_ps);
+    const nlohmann::json j = run_args(
+        {"--set", "device_types.ocs.reconfiguration_time=" + std::to_string(dark_ps) + "ps"}, tag);
+    SCOPED_TRACE(tag);
+    expect_nothing_lost(j);
+    const nlohmann::json& e = j["faults"]["events"][0];
+    EXPECT_EQ(e["at_ps"].get<uint64_t>(), 100'000'000u);
+    EXPECT_EQ(e["changed_ports"].get<int>(), 3);  // 1, 3 (now dark) and 4
+    const uint64_t from = e["dark_from_ps"].get<uint64_t>(), until = e["dark_until_ps"].get<uint64_t>();
+    EXPECT_EQ(until - from, dark_ps);
+    // The drain: the rest of the transaction being serialised (at most one 4160 B packet,
+    // 83.2 ns) and the 250 ns fibre to the mirrors.
+    EXPECT_EQ(e["drain_ps"].get<uint64_t>(), from - 100'000'000u);
+    EXPECT_GE(e["drain_ps"].get<uint64_t>(), 250'000u);
+    EXPECT_LE(e["drain_ps"].get<uint64_t>(), 250'000u + 83'200u);
+    // The transmitters into the changed circuits: stopped from `at` to the new map.
+    for (const char* port : {"sw0.port[3]", "sw1.port[3]", "sw1.port[4]"})
+      EXPECT_EQ(j["stats"][port]["down_ps"].get<uint64_t>(), until - 100'000'000u) << port;
+    for (const char* port : {"sw0.port[2]", "sw1.port[2]"})
+      EXPECT_EQ(j["stats"][port]["down_ps"].get<uint64_t>(), 0u) << port;
+    // The unchanged circuit 0-2 ran at its full rate both ways from `at` to the new map
+    // (light is counted as a packet starts into the switch: within two 4 KiB packets per
+    // direction at either end of the window).
+    const double expect = 2 * kCircuitBps * double(until - 100'000'000u) * 1e-12;
+    EXPECT_NEAR(e["unchanged_circuits_passed_payload_bytes"].get<double>(), expect, 4 * 4096.0);
+    // After it the routes follow the new map: sw1 sends over 1-4, and nothing more over
+    // port 3 (dark): sw1's fibres carry everything chip1 sent.
+    const uint64_t p2 = j["stats"]["sw1.port[2]"]["tx_payload_bytes"].get<uint64_t>();
+    const uint64_t p3 = j["stats"]["sw1.port[3]"]["tx_payload_bytes"].get<uint64_t>();
+    const uint64_t p4 = j["stats"]["sw1.port[4]"]["tx_payload_bytes"].get<uint64_t>();
+    EXPECT_GT(p4, 0u);
+    EXPECT_EQ(p2 + p3 + p4, 33554432u);
+    EXPECT_LE(double(p3), kCircuitBps * 100e-6 * 1.01);  // only before `at`
+    EXPECT_EQ(j["stats"]["ocs0"]["reconfigurations"].get<int>(), 1);
+    // The time: both circuits until `at`, one until the new map, both again after.
+    const double at = 100e-6, lit = double(until) * 1e-12, b2 = 2 * kCircuitBps;
+    const double closed =
+        (lit + (kBytes - b2 * at - kCircuitBps * (lit - at)) / b2) * 1e6;
+    EXPECT_NEAR(j["rows"][0]["time_us"].get<double>() / closed, 1.0, 0.005) << closed;
+  }
+}
+
+TEST(OcsReconfigure, ChangedCircuitsDarkForExactly100us) { check_reconfiguration(100'000'000); }
+TEST(OcsReconfigure, ChangedCircuitsDarkForExactly1us) { check_reconfiguration(1'000'000); }
+TEST(OcsReconfigure, ChangedCircuitsDarkForExactly20ns) { check_reconfiguration(20'000); }
+TEST(OcsReconfigure, ChangedCircuitsDarkForZero) { check_reconfiguration(0); }
+
+// Every circuit changes ([0, 4, 1, 2]): no path between the switches while the mirrors move,
+// the traffic in flight drains and the rest waits, then goes over the new circuits.
+TEST(OcsReconfigure, WhenEveryCircuitChangesTrafficWaitsAndFollowsTheNewMap) {
+  const nlohmann::json j = run_args(
+      {"--set", "faults.events[0].circuits=[0, 4, 1, 2]"}, "reconf_all");
+  expect_nothing_lost(j);
+  const nlohmann::json& e = j["faults"]["events"][0];
+  EXPECT_EQ(e["changed_ports"].get<int>(), 5);
+  EXPECT_EQ(e["unchanged_circuits_passed_payload_bytes"].get<uint64_t>(), 0u);
+  const uint64_t until = e["dark_until_ps"].get<uint64_t>();
+  EXPECT_EQ(until - e["dark_from_ps"].get<uint64_t>(), 100'000'000u);
+  const double at = 100e-6, lit = double(until) * 1e-12, b2 = 2 * kCircuitBps;
+  const double closed = (lit + (kBytes - b2 * at) / b2) * 1e6;
+  EXPECT_NEAR(j["rows"][0]["time_us"].get<double>() / closed, 1.0, 0.005) << closed;
+  // sw0 now reaches sw1 over 0-4 and 1-2.
+  EXPECT_GT(j["stats"]["sw1.port[4]"]["rx_payload_bytes"].get<uint64_t>(), 0u);
+  EXPECT_GT(j["stats"]["sw1.port[2]"]["rx_payload_bytes"].get<uint64_t>(), 0u);
+}
+
+// Acceptance 4, the watchdog option: the torus's routers route shortest paths with no
+// dimension order, datelines or virtual channels, so an all-to-all on 4x4x4 closes credit
+// cycles round the rings and deadlocks; the run stops with exit 3 naming the ports waiting
+// for credits and the torus routing as the cause.
+TEST(TorusRouting, AllToAllWithoutDatelinesDeadlocksAndTheWatchdogSaysWhy) {
+  testing::internal::CaptureStderr();
+  const int rc = app_main({"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
+                           "--set", "topology.slice=[1,1,1]", "--set", "workload.type=collective_sweep",
+                           "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
+                           "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
+                           "--quiet"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 3) << err;
+  EXPECT_NE(err.find("(deadlock)"), std::string::npos) << err;
+  EXPECT_NE(err.find("waiting for credits: r0_"), std::string::npos) << err;
+  EXPECT_NE(err.find("the ranks form a torus whose routes"), std::string::npos) << err;
 }
 
 }  // namespace
