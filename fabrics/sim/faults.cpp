@@ -401,7 +401,18 @@ void FaultManager::lost(const Port& at, LossRecovery recovery, Packet* p, LossCa
     // timeout) and sends it again.
     ++ledger_drops_[loss_cause_name(cause)];
     ++transport_drops_;
-    if (ev) ++ev->transport_drops;
+    if (ev) {
+      ++ev->transport_drops;
+      if (p->payload_bytes > 0 && !(p->flags & kTrimmed)) {  // data: the flow lost a packet
+        EventStats::FlowLoss& f = ev->flow_losses[{p->src, p->dst}];
+        const uint64_t now = Scheduler::now();
+        ++f.packets;
+        f.first_ps = std::min(f.first_ps, now);
+        f.last_ps = std::max(f.last_ps, now);
+        f.first_sent_ps = std::min(f.first_sent_ps, p->tx_ps);
+        f.last_sent_ps = std::max(f.last_sent_ps, p->tx_ps);
+      }
+    }
     PacketPool::global().release(p);
     return;
   }
@@ -467,6 +478,24 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
     x["lost_payload_bytes"] = e.lost_bytes;
     x["retransmitted_end_to_end"] = e.retransmitted;
     x["dropped_for_transport"] = e.transport_drops;
+    if (!e.flow_losses.empty()) {
+      nlohmann::json flows = nlohmann::json::array();
+      uint64_t first = UINT64_MAX, last = 0;
+      for (const auto& [k, f] : e.flow_losses) {
+        flows.push_back({{"src", k.first},
+                         {"dst", k.second},
+                         {"packets", f.packets},
+                         {"first_drop_ps", f.first_ps},
+                         {"last_drop_ps", f.last_ps},
+                         {"first_lost_sent_ps", f.first_sent_ps},
+                         {"last_lost_sent_ps", f.last_sent_ps}});
+        first = std::min(first, f.first_ps);
+        last = std::max(last, f.last_ps);
+      }
+      x["first_data_drop_ps"] = first;
+      x["last_data_drop_ps"] = last;
+      x["data_drops_by_flow"] = flows;
+    }
     x["lost_for_good"] = e.lost_for_good;
     x["traffic_wait_ps"] = e.wait_ps + (e.open_since != UINT64_MAX ? now - e.open_since : 0);
     if (e.ceiling_GBps >= 0) {

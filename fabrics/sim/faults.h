@@ -102,6 +102,15 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
     bool in_burst = false;  // ber_burst: started, not ended (counters from the start:)
     uint64_t crc0 = 0, replays0 = 0, retry0 = 0;
     int ber_link = -1;
+    // Data packets its links dropped for the NIC transports (ethernet), per flow (source,
+    // destination endpoint): how many, the first and last drop times and the first and
+    // last lost packets' send times at their NIC (docs/scaleout.md, "Failure").
+    struct FlowLoss {
+      uint64_t packets = 0;
+      uint64_t first_ps = UINT64_MAX, last_ps = 0;
+      uint64_t first_sent_ps = UINT64_MAX, last_sent_ps = 0;
+    };
+    std::map<std::pair<uint32_t, uint32_t>, FlowLoss> flow_losses;
     // ocs_reconfigure: circuits changed, when the mirrors started moving (after the
     // drain) and when the new map was lit, and the light the unchanged circuits passed
     // meanwhile.

@@ -4,10 +4,13 @@
 //  * oblivious: round robin over `entropies` values from a random start.
 //  * reps (Bonato et al., arXiv 2407.21625): recycle the entropies of packets that were
 //    acknowledged without an ECN mark (a ring of `buffer` entries, oldest fresh first);
-//    entropies that met a mark, a trim or a loss are simply not recycled; when none is
-//    fresh, explore a random one. A timeout freezes the ring: until `freeze_ps` later
-//    its entries are reused in turn whether fresh or not (no exploration onto a failed
-//    path), then the ring is cleared and 16 packets explore.
+//    entropies that met a mark or a trim are simply not recycled; when none is fresh,
+//    explore a random one. A loss (a SACK gap or a timeout: the packet vanished, unlike a
+//    trimmed one whose header proved its path alive) marks its entropy bad and freezes
+//    the ring: until `freeze_ps` later its entries are reused in turn whether fresh or not
+//    (no exploration onto a failed path), then the ring is cleared and 16 packets explore.
+//    A bad entropy is neither recycled nor explored until `freeze_ps` after its loss or an
+//    unmarked ack of it (a copy sent before the loss that made it).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,13 +31,18 @@ class EntropyPolicy {
   uint16_t next(uint64_t now);
   // Feedback from an ack: the packet that carried `entropy` arrived, marked or not.
   void on_ack(uint16_t entropy, bool ecn, uint64_t now);
-  // A packet's loss became known by a timeout (REPS freezes).
-  void on_timeout(uint64_t now);
+  // The packet that carried `entropy` was lost (SACK gap or timeout): REPS marks the
+  // entropy bad and freezes.
+  void on_loss(uint16_t entropy, uint64_t now);
 
   SprayMode mode() const { return mode_; }
   bool frozen() const { return frozen_; }
   uint64_t recycled() const { return recycled_; }
   uint64_t explored() const { return explored_; }
+  uint64_t freezes() const { return freezes_; }
+  bool bad(uint16_t entropy, uint64_t now) const {
+    return !bad_until_.empty() && bad_until_[entropy] > now;
+  }
   uint16_t fresh() const { return fresh_; }
 
  private:
@@ -52,7 +60,9 @@ class EntropyPolicy {
   uint16_t explore_ = 0;
   bool frozen_ = false;
   uint64_t freeze_ps_, thaw_at_ = 0;
-  uint64_t recycled_ = 0, explored_ = 0;
+  uint64_t recycled_ = 0, explored_ = 0, freezes_ = 0;
+  std::vector<uint64_t> bad_until_;  // per entropy; empty until the first loss
+  uint16_t explore(uint64_t now);    // a random entropy, not a bad one if it can
 };
 
 SprayMode spray_mode(const std::string& name);

@@ -9,6 +9,7 @@ namespace fabricsim {
 namespace {
 
 void resolve(UecParams& u, const ParamReader& r) {
+  u.reps_recycle_acked = r.str("reps_recycle") == "acked";
   u.nscc.network_rtt_ps = r.time_ps("base_rtt");
   u.nscc.target_delay_ps = r.time_ps("target_delay");
   u.nscc.max_window_bdp = r.real("max_window_bdp");
@@ -48,9 +49,15 @@ ParamBlock uec_params_block() {
        bind(param("reps_buffer", K::kInt, "8", "entropies",
                   "REPS ring of recycled entropies (the paper's default 8).", 1, 1024),
             &U::reps_buffer),
+       choice("reps_recycle", {"echo", "acked"}, "echo",
+              "What REPS recycles from an ack: echo (the entropy of the packet that triggered "
+              "it, as htsim: with acks coalesced every 16 KiB most packets then explore) or "
+              "acked (also the entropies of every first copy it newly acknowledges: they "
+              "arrived unmarked, since a marked packet is acknowledged at once)."),
        bind(param("reps_freeze", K::kTime, "10ms", "us",
-                  "REPS freezing after a timeout: recycled entropies only, no exploration "
-                  "(htsim's default 10 ms).",
+                  "REPS freezing after a loss (SACK gap or timeout): recycled entropies only, no "
+                  "exploration (htsim's default 10 ms); a lost packet's entropy stays bad "
+                  "(not recycled, not explored) as long, or until an unmarked ack of it.",
                   0),
             &U::reps_freeze_ps),
        bind(param("reorder_threshold", K::kInt, "32", "packets",

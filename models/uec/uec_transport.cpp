@@ -112,14 +112,17 @@ Packet* UecTransport::produce(Conn& c) {
     ++e->copy.retransmits;
     Packet* p = nic_.recreate(e->copy);
     p->entropy = c.ev.next(now);
+    e->copy.entropy = p->entropy;  // the latest copy's path (a loss blames it)
     p->flags = uint8_t((p->flags & ~(kCe | kTrimmed | kUrgent)) | kAckReq);
     c.inflight += p->payload_bytes;
     if (p_.cc == "rccc") c.credit -= std::min<uint64_t>(c.credit, p->payload_bytes);
+    int k = 2;
     switch (e->cause) {
-      case Cause::kTrim: ++n_.rtx_trim; break;
-      case Cause::kGap: ++n_.rtx_gap; break;
+      case Cause::kTrim: ++n_.rtx_trim; k = 0; break;
+      case Cause::kGap: ++n_.rtx_gap; k = 1; break;
       default: ++n_.rtx_timeout; break;
     }
+    n_.first_rtx_ps[k] = std::min(n_.first_rtx_ps[k], now);
     return p;
   }
   if (c.newq.empty() || !may_send(c, c.newq.front()->payload_bytes)) return nullptr;
@@ -158,6 +161,9 @@ void UecTransport::sent(Packet* p) {
 void UecTransport::declare_lost(Conn& c, TxEntry& e, Cause why) {
   e.lost = true;
   e.cause = why;
+  // A packet that vanished (no trimmed header came back) blames its path: REPS stops
+  // using the entropy and freezes (spraying.h). A trim proved the path alive.
+  if (why == Cause::kGap || why == Cause::kTimeout) c.ev.on_loss(e.copy.entropy, nic_.now());
   c.inflight -= e.copy.payload_bytes;
   c.rtx.push(e.copy.psn);
 }
@@ -246,6 +252,10 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
   TxEntry* e = entry(c, psn);
   if (!e || e->acked) return;
   e->acked = true;
+  // reps_recycle: acked: every first copy an ack newly covers came back unmarked (the
+  // receiver acks a marked packet at once, as the echo), so its entropy is recycled too.
+  if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.retransmits == 0 && !e->lost)
+    c.ev.on_ack(e->copy.entropy, false, nic_.now());
   if (!e->lost) c.inflight -= e->copy.payload_bytes;
   newly += e->copy.payload_bytes;
   c.max_acked_order = std::max(c.max_acked_order, e->order);
@@ -269,7 +279,9 @@ void UecTransport::on_ack(Packet* a) {
   const uint64_t now = nic_.now();
   ++n_.acks_received;
   Conn& c = conn(a->src);
+  echo_psn_ = a->echo_psn;
   const uint64_t newly = ack_state(c, *a);
+  echo_psn_ = UINT32_MAX;
   const bool ecn = a->echo_flags & kCe;
   if (ecn) ++n_.ecn_echoes;
   // The RTT of the packet that triggered the ack (every copy carries its own send time).
@@ -333,7 +345,6 @@ void UecTransport::on_timer() {
     const uint64_t bytes = e->copy.payload_bytes;
     declare_lost(c, *e, Cause::kTimeout);
     if (c.cc) c.cc->on_timeout(bytes);
-    c.ev.on_timeout(now);
     list(c);
   }
   if (!rto_.empty()) nic_.wake_at(rto_.front().at_ps);
@@ -426,6 +437,13 @@ void UecTransport::add_stats(nlohmann::json& j) const {
   t["retransmissions"] = {{"trim_nack", n_.rtx_trim},
                           {"sack_gap", n_.rtx_gap},
                           {"timeout", n_.rtx_timeout}};
+  if (n_.rtx_trim + n_.rtx_gap + n_.rtx_timeout) {
+    nlohmann::json f;
+    const char* names[3] = {"trim_nack", "sack_gap", "timeout"};
+    for (int k = 0; k < 3; ++k)
+      if (n_.first_rtx_ps[k] != UINT64_MAX) f[names[k]] = n_.first_rtx_ps[k];
+    t["first_retransmit_ps"] = f;
+  }
   t["acks_sent"] = n_.acks_sent;
   t["nacks_sent"] = n_.nacks_sent;
   t["acks_received"] = n_.acks_received;
@@ -440,7 +458,7 @@ void UecTransport::add_stats(nlohmann::json& j) const {
     t["credit_bytes_granted"] = n_.credit_bytes_granted;
   }
   // Congestion window samples (one per ack) and spraying, over its connections.
-  uint64_t wmin = UINT64_MAX, wmax = 0, wsum = 0, wn = 0, recycled = 0, explored = 0;
+  uint64_t wmin = UINT64_MAX, wmax = 0, wsum = 0, wn = 0, recycled = 0, explored = 0, freezes = 0;
   Nscc::Counts rules;
   for (const std::unique_ptr<Conn>& c : conns_) {
     if (!c) continue;
@@ -450,6 +468,7 @@ void UecTransport::add_stats(nlohmann::json& j) const {
     wn += c->cwnd_samples;
     recycled += c->ev.recycled();
     explored += c->ev.explored();
+    freezes += c->ev.freezes();
     if (c->cc) {
       const Nscc::Counts& k = c->cc->counts();
       rules.fair += k.fair;
@@ -471,8 +490,10 @@ void UecTransport::add_stats(nlohmann::json& j) const {
                        {"quick_adapt", rules.quick_adapt}, {"nack_decrease", rules.nack},
                        {"adjustments", rules.adjustments}, {"receiver_penalties", rules.penalties}};
   }
-  if (mode_ == SprayMode::kReps)
+  if (mode_ == SprayMode::kReps) {
     t["reps"] = {{"entropies_recycled", recycled}, {"entropies_explored", explored}};
+    if (freezes) t["reps"]["freezes"] = freezes;  // after a loss (spraying.h)
+  }
   j["uec"] = t;
 }
 

@@ -38,6 +38,7 @@ struct UecParams {
   uint32_t entropies = 0;     // entropy values a connection sprays over
   uint32_t reps_buffer = 0;   // REPS ring of recycled entropies
   uint64_t reps_freeze_ps = 0;
+  bool reps_recycle_acked = false;  // reps_recycle: acked (every packet an ack covers) | echo
   uint32_t reorder_threshold = 0;  // packets sent later that arrived before a lost one
   bool trim_ok = false;       // its packets may be trimmed (kTrimOk); NSCC's target follows
   uint8_t receiver_penalty = 0;       // pend carried by acks when the receiver is backlogged
@@ -66,6 +67,9 @@ class UecTransport final : public Transport {
     uint64_t acks_sent = 0, nacks_sent = 0, acks_received = 0, nacks_received = 0;
     uint64_t ecn_echoes = 0, duplicates = 0, delivered = 0, trimmed_received = 0;
     uint64_t credits_sent = 0, credit_bytes_granted = 0, penalties_sent = 0;
+    // When the first retransmission of each cause (trim NACK, SACK gap, timeout) was sent
+    // (MAX: none): how soon a loss was recovered, and by what (docs/scaleout.md, "Failure").
+    uint64_t first_rtx_ps[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
   };
   const Counters& counters() const { return n_; }
   uint64_t cwnd(uint32_t dst) const;
@@ -144,6 +148,7 @@ class UecTransport final : public Transport {
   uint64_t next_grant_ps_ = 0;                // rccc: the credit pacer's next slot
   bool grant_pending_ = false;
   Counters n_;
+  uint32_t echo_psn_ = UINT32_MAX;  // on_ack: the PSN whose entropy the ack echoes
 };
 
 }  // namespace fabricsim

@@ -119,18 +119,46 @@ TEST(Reps, RecyclesUnmarkedEntropiesOldestFirstAndExploresOtherwise) {
   EXPECT_EQ(e.next(0), 101);
 }
 
-TEST(Reps, TimeoutFreezesOnKnownEntropies) {
+TEST(Reps, LossFreezesOnKnownEntropies) {
   EntropyPolicy e(SprayMode::kReps, 256, 8, 1000, Rng(1, "reps"));
   e.on_ack(5, false, 0);
   e.on_ack(6, false, 0);
-  e.on_timeout(0);
+  e.on_loss(200, 0);  // a packet on entropy 200 was lost (SACK gap or timeout)
   EXPECT_TRUE(e.frozen());
+  EXPECT_EQ(e.freezes(), 1u);
   for (int i = 0; i < 10; ++i) {
     const uint16_t v = e.next(10);
     EXPECT_TRUE(v == 5 || v == 6);  // no exploration while frozen
   }
   e.next(2000);  // thawed: explores again
   EXPECT_FALSE(e.frozen());
+}
+
+// A lost entropy is bad: not recycled from the ring even while fresh, skipped while
+// frozen, never drawn when exploring, until freeze_ps after the loss or an unmarked ack.
+TEST(Reps, ALostEntropyIsNeitherRecycledNorExplored) {
+  EntropyPolicy e(SprayMode::kReps, 4, 8, 1000, Rng(1, "reps"));
+  e.on_ack(1, false, 0);
+  e.on_ack(2, false, 0);
+  e.on_ack(1, false, 0);
+  e.on_loss(1, 0);
+  EXPECT_TRUE(e.bad(1, 10));
+  for (int i = 0; i < 50; ++i) EXPECT_NE(e.next(10), 1);  // frozen: only 2 of the ring
+  // Another loss while frozen marks that one bad too; every known entropy is then bad and
+  // exploration draws among the others (0 and 3).
+  e.on_loss(2, 20);
+  for (int i = 0; i < 50; ++i) {
+    const uint16_t v = e.next(30);
+    EXPECT_TRUE(v == 0 || v == 3) << v;
+  }
+  e.on_ack(2, false, 40);  // a copy on 2 made it after all: good again
+  EXPECT_FALSE(e.bad(2, 40));
+  EXPECT_TRUE(e.bad(1, 999));
+  EXPECT_FALSE(e.bad(1, 1000));  // freeze_ps after its loss
+  // Oblivious and ECMP ignore losses.
+  EntropyPolicy o(SprayMode::kOblivious, 4, 8, 1000, Rng(1, "o"));
+  o.on_loss(1, 0);
+  EXPECT_FALSE(o.bad(1, 10));
 }
 
 TEST(Spraying, ObliviousRoundRobinsAndEcmpStays) {
