@@ -12,7 +12,7 @@
 # and tests/fuzz/set_seeds/; what the fuzzer learns is kept in BUILD_DIR/fuzz/corpus_*
 # (a later run starts from it). Every input in tests/fuzz/regressions/<target>/ (inputs
 # that once crashed) is replayed first. A finding (a crash, an internal error, an error
-# message that is not printable text, a hang past 10 s, memory past 2 GiB, a leak) stops
+# message that is not printable text, a hang past 30 s, memory past 2 GiB, a leak) stops
 # the run: the input is in BUILD_DIR/fuzz/artifacts/ and the script exits 1. Exits 0
 # after SECONDS of fuzzing without a finding, and says how many inputs it ran.
 #
@@ -59,7 +59,7 @@ for t in "${TARGETS[@]}"; do
     echo "fuzz: $t: $(ls "$reg" | wc -l) regression inputs pass"
   fi
   log=$out/$t.log
-  args=(-max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 -max_len=65536
+  args=(-max_total_time="$SECONDS_PER_TARGET" -timeout=30 -rss_limit_mb=2048 -max_len=65536
         -dict=tests/fuzz/config.dict -artifact_prefix="$out/artifacts/$t-" -print_final_stats=1)
   [ "$JOBS" -gt 1 ] && args+=(-fork="$JOBS" -ignore_crashes=0)
   echo "fuzz: $t for ${SECONDS_PER_TARGET} s (log: $log)"
