@@ -15,8 +15,8 @@
 #           every 512 KiB chunk; acks and flags per packet), one 1 GiB: ~2 s
 #   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps; rows up to 32 MiB
 #           per-packet, 64 MiB and up aggregated): ~35 s
-#   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 10.1M
-#           packet-hops over 72 GPUs x 18 links, ~12 s (the per-hop cost of a large fabric,
+#   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 74.8M
+#           packet-hops over 72 GPUs x 18 links, ~40 s CPU (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
 #   a2a576  configs/nvl576_two_tier.yaml per-packet, direct all-to-all of 1 MiB per GPU
 #           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~40 s CPU
