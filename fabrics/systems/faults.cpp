@@ -171,6 +171,16 @@ class Loader {
                "give a later up_at, or 0ns to stay down");
       return up;
     };
+    // The device `name` (the event's `device` key) as the graph's by_name entry.
+    const auto device_named = [&](const std::string& name) {
+      const auto d = s_.graph.by_name.find(name);
+      if (d == s_.graph.by_name.end()) {
+        std::vector<std::string> names;
+        for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
+        p.fail("device", "unknown device '" + name + "'", did_you_mean(name, names));
+      }
+      return d;
+    };
     std::string text;
     if (type == "link_down" || type == "port_down") {
       const char* key = type == "link_down" ? "link" : "port";
@@ -198,12 +208,7 @@ class Loader {
              format_time_ps(period);
     } else if (type == "switch_down") {
       const std::string& name = p.str("device");
-      const auto d = s_.graph.by_name.find(name);
-      if (d == s_.graph.by_name.end()) {
-        std::vector<std::string> names;
-        for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
-        p.fail("device", "unknown device '" + name + "'", did_you_mean(name, names));
-      }
+      const auto d = device_named(name);
       const DeviceType& t = s_.type_of(d->second);
       if (!t.kind->forwards || !t.kind->can_fail)
         p.fail("device",
@@ -222,12 +227,7 @@ class Loader {
              (up ? ", up at " + format_time_ps(up) : ", stays down");
     } else if (type == "ocs_reconfigure") {
       const std::string& name = p.str("device");
-      const auto d = s_.graph.by_name.find(name);
-      if (d == s_.graph.by_name.end()) {
-        std::vector<std::string> names;
-        for (const auto& kv : s_.graph.by_name) names.push_back(kv.first);
-        p.fail("device", "unknown device '" + name + "'", did_you_mean(name, names));
-      }
+      const auto d = device_named(name);
       const DeviceType& t = s_.type_of(d->second);
       if (t.kind->name != "optical_circuit_switch")
         p.fail("device", name + " is of kind " + t.kind->name +

@@ -55,6 +55,7 @@ class OutputQueuedSwitch final : public Switch {
   // switch's accounting and hands it to the port's loss handler.
   void discard(int out, Packet* p, bool admitted, LossCause cause);
   [[gnu::cold]] void push_down(int out, Packet* p);
+  [[gnu::cold]] void drop_queued(int port, LossCause cause);
 
   enum : uint32_t { kResume = 1 };  // wake-up of port `what >> 1` after a pause
   int nq_;                       // queues per port: ncls_ + 1, control last

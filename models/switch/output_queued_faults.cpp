@@ -19,7 +19,11 @@ void OutputQueuedSwitch::discard(int out, Packet* p, bool admitted, LossCause ca
 void OutputQueuedSwitch::push_down(int out, Packet* p) { discard(out, p, true, LossCause::kLinkDown); }
 
 void OutputQueuedSwitch::link_changed(int port, bool down) {
-  if (!down) return;
+  if (down) drop_queued(port, LossCause::kLinkDown);
+}
+
+// Drops everything queued for egress on `port`, counted with `cause`.
+void OutputQueuedSwitch::drop_queued(int port, LossCause cause) {
   const size_t base = size_t(port) * nq_;
   for (int c = 0; c < nq_; ++c) {
     Fifo<Packet*>& q = q_[base + size_t(c)];
@@ -27,7 +31,7 @@ void OutputQueuedSwitch::link_changed(int port, bool down) {
       Packet* p = q.pop();
       qbytes_[base + size_t(c)] -= p->payload_bytes;
       egress_bytes_[size_t(port)] -= p->payload_bytes;
-      discard(port, p, true, LossCause::kLinkDown);
+      discard(port, p, true, cause);
     }
     deficit_[base + size_t(c)] = 0;
   }
@@ -56,20 +60,7 @@ void OutputQueuedSwitch::fail(LossHandler&) {
     if (!ports_[size_t(port)]) continue;
     ports_[size_t(port)]->drop_arrivals();
     ports_[size_t(port)]->drop_held();
-    const size_t base = size_t(port) * nq_;
-    for (int c = 0; c < nq_; ++c) {
-      Fifo<Packet*>& q = q_[base + size_t(c)];
-      while (!q.empty()) {
-        Packet* p = q.pop();
-        qbytes_[base + size_t(c)] -= p->payload_bytes;
-        egress_bytes_[size_t(port)] -= p->payload_bytes;
-        discard(port, p, true, LossCause::kDeviceDown);
-      }
-      deficit_[base + size_t(c)] = 0;
-    }
-    nonempty_[size_t(port)] = 0;
-    sel_[size_t(port)] = -1;
-    ports_[size_t(port)]->queue_stat().set(Port::now(), egress_bytes_[size_t(port)]);
+    drop_queued(port, LossCause::kDeviceDown);
   }
   failed_ = true;
 }
