@@ -210,8 +210,10 @@ void fail(const std::string& file, const YAML::Node& at, const std::string& key_
           const std::string& problem, const std::string& hint) {
   std::string msg = where(file, at) + ": ";
   if (!key_path.empty()) msg += key_path + ": ";
-  msg += problem;
-  if (!hint.empty()) msg += "; " + hint;
+  // A message is one line of printable text whatever the config held: a value quoted in
+  // it may span lines (a folded or quoted scalar) or be cut inside a UTF-8 sequence.
+  msg += printable(problem);
+  if (!hint.empty()) msg += "; " + printable(hint);
   throw InputError(msg);
 }
 
