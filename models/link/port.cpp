@@ -79,10 +79,6 @@ void Port::tx_step(uint64_t t) {
   }
   Packet* p = kHeld ? held_.front() : owner_->tx_peek(index_);
   if (!p) return;  // idle until the owner kicks
-  // Sending it pushes onto the receiver's arrival FIFO and counters (nb_transport_fw):
-  // start fetching them while the credits and framing are worked out.
-  __builtin_prefetch(&peer_->arrivals_, 1);
-  __builtin_prefetch(&peer_->c_, 1);
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
     return;
@@ -147,10 +143,7 @@ void Port::tx_step(uint64_t t) {
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
-  // The socket `tx` is bound to peer_'s `rx` (bind_link, the only binding): the call goes
-  // to peer_ directly, as the socket would, without loading the socket's interface
-  // pointer and the peer's vtable (two cache misses per hop on a large fabric).
-  peer_->Port::nb_transport_fw(*p, ph, d);
+  tx->nb_transport_fw(*p, ph, d);
   sched.set(tx_alarm_, tm.free_ps);
 }
 
@@ -192,7 +185,7 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
   if (at < last_release_at_) at = last_release_at_;
   last_release_at_ = at;
   sc_time d = sc_time::from_value(at - now());
-  peer_->Port::nb_transport_bw(*p, ph, d);  // = rx->nb_transport_bw (see tx_step)
+  rx->nb_transport_bw(*p, ph, d);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
