@@ -73,7 +73,15 @@ System::System(const SystemSpec& spec) : spec_(spec) {
   }
 }
 
-System::~System() = default;
+// Modules go in the reverse of their construction: SystemC's port, export and module
+// registries look for the one being removed from their end, so removal in construction
+// order scanned the whole registry each time (1 s of teardown on the 576-GPU domain's
+// 41,472 ports; seconds more on larger fabrics).
+System::~System() {
+  faults_.reset();
+  engine_.reset();
+  while (!devices_.empty()) devices_.pop_back();
+}
 
 std::string System::link_name(int link) const {
   return link_ports_[size_t(link)].first->display_name() + "-" +

@@ -111,6 +111,8 @@ class alignas(64) Packet {
   uint8_t flags = 0;           // PacketFlag bits (ECN, trimmed, urgent)
   uint16_t in_port = 0;        // per hop: ingress port at the switch it is in (set by an
                                // output-queued switch frame for its features)
+  Packet* queue_next = nullptr; // per hop: the next packet of the switch's virtual output
+                                // queue it waits in (PacketQueue, models/core/packet_queue.h)
   // --- second cache line: the message, for the endpoints ---
   uint64_t msg_id = 0;         // globally unique message id
   uint64_t msg_bytes = 0;      // payload bytes of the whole message
@@ -162,6 +164,8 @@ class alignas(64) Packet {
 };
 
 static_assert(sizeof(Packet) == 192, "Packet: three cache lines (see the layout note)");
+static_assert(offsetof(Packet, queue_next) + sizeof(Packet*) <= 64,
+              "Packet: the per-hop fields fill the first cache line");
 
 // Packets are preallocated in slabs and recycled: no heap allocation per packet in steady
 // state. The pool counts outstanding packets; tests assert it is zero when a run ends.

@@ -32,11 +32,14 @@ int first_cyclic(int n, int words, int from, WordFn word) {
 }  // namespace
 
 int PortSet::next_cyclic(int from) const {
-  return first_cyclic(n_, int(w_.size()), from, [&](int k) { return w_[k]; });
+  const uint64_t* d = w();
+  return first_cyclic(n_, nw_, from, [&](int k) { return d[k]; });
 }
 
 int PortSet::next_cyclic_masked(const PortSet& mask, int from) const {
-  return first_cyclic(n_, int(w_.size()), from, [&](int k) { return w_[k] & mask.w_[k]; });
+  const uint64_t* d = w();
+  const uint64_t* m = mask.w();
+  return first_cyclic(n_, nw_, from, [&](int k) { return d[k] & m[k]; });
 }
 
 namespace {

@@ -9,28 +9,36 @@
 
 namespace fabricsim {
 
-// A fixed-size set of port indices, as 64-bit words.
+// A fixed-size set of port indices, as 64-bit words. Sets of up to 128 ports keep their
+// words inline, so a switch's per-input and per-output request sets (a vector of them)
+// are one contiguous array: testing or changing one touches one cache line, not a
+// vector header and then its heap buffer.
 class PortSet {
  public:
-  explicit PortSet(int n = 0) : n_(n), w_((n + 63) / 64, 0) {}
+  explicit PortSet(int n = 0) : n_(n), nw_((n + 63) / 64) {
+    if (nw_ > kInline) heap_.assign(size_t(nw_), 0);
+  }
   int size() const { return n_; }
-  void set(int i) { w_[i >> 6] |= 1ull << (i & 63); }
-  void reset(int i) { w_[i >> 6] &= ~(1ull << (i & 63)); }
-  bool test(int i) const { return (w_[i >> 6] >> (i & 63)) & 1; }
-  void clear() { std::fill(w_.begin(), w_.end(), 0); }
+  void set(int i) { w()[i >> 6] |= 1ull << (i & 63); }
+  void reset(int i) { w()[i >> 6] &= ~(1ull << (i & 63)); }
+  bool test(int i) const { return (w()[i >> 6] >> (i & 63)) & 1; }
+  void clear() { std::fill(w(), w() + nw_, 0); }
   void assign_and(const PortSet& a, const PortSet& b) {
-    for (size_t k = 0; k < w_.size(); ++k) w_[k] = a.w_[k] & b.w_[k];
+    uint64_t* d = w();
+    for (int k = 0; k < nw_; ++k) d[k] = a.w()[k] & b.w()[k];
   }
   bool any() const {
-    for (uint64_t x : w_)
-      if (x) return true;
+    const uint64_t* d = w();
+    for (int k = 0; k < nw_; ++k)
+      if (d[k]) return true;
     return false;
   }
   // Calls f(i) for every member, in ascending order.
   template <typename F>
   void for_each(F f) const {
-    for (size_t k = 0; k < w_.size(); ++k)
-      for (uint64_t x = w_[k]; x; x &= x - 1) f(int(k * 64 + __builtin_ctzll(x)));
+    const uint64_t* d = w();
+    for (int k = 0; k < nw_; ++k)
+      for (uint64_t x = d[k]; x; x &= x - 1) f(int(k * 64 + __builtin_ctzll(x)));
   }
   // First member at or after `from`, wrapping around; -1 if empty.
   int next_cyclic(int from) const;
@@ -38,8 +46,13 @@ class PortSet {
   int next_cyclic_masked(const PortSet& mask, int from) const;
 
  private:
+  static constexpr int kInline = 2;  // words kept in the object (128 ports)
+  uint64_t* w() { return nw_ > kInline ? heap_.data() : small_; }
+  const uint64_t* w() const { return nw_ > kInline ? heap_.data() : small_; }
   int n_;
-  std::vector<uint64_t> w_;
+  int nw_;
+  uint64_t small_[kInline] = {0, 0};
+  std::vector<uint64_t> heap_;  // sets of more than 128 ports
 };
 
 class Arbiter {

@@ -120,26 +120,33 @@ uint64_t Switch::xbar_ps(int out, uint64_t bytes) const {
 
 // -1 when no route leads to p's destination (only after a fault).
 int Switch::select_route(int in, const Packet& p) {
-  FABRICSIM_ASSERT(p.dst < routes_.size(), display_name_ + ": no route to endpoint " +
-                                               std::to_string(p.dst));
-  const std::vector<int>& c = routes_[p.dst];
-  if (c.size() == 1) return c[0];
-  if (c.empty()) return -1;
+  FABRICSIM_ASSERT(p.dst + 1 < route_first_.size(), display_name_ + ": no route to endpoint " +
+                                                       std::to_string(p.dst));
+  const int* c = route_ports_.data() + route_first_[p.dst];
+  const size_t k = route_first_[p.dst + 1] - route_first_[p.dst];
+  if (k == 1) return c[0];
+  if (k == 0) return -1;
   if (!adaptive_) {
     uint64_t h = (uint64_t(p.src) * 0x9E3779B97F4A7C15ull) ^ (uint64_t(p.dst) << 32) ^ p.entropy ^
                  hash_salt_;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 32;
-    return c[h % c.size()];
+    return c[h % k];
   }
-  // Least queued output; ties rotate per input so equal loads spread evenly.
-  const size_t k = c.size();
+  // Least queued output; ties rotate per input so equal loads spread evenly. (One
+  // division for the start, none in the scan: this runs for every packet on a
+  // multi-path fabric.)
   const size_t start = rr_[in]++ % k;
   int best = c[start];
-  for (size_t j = 1; j < k; ++j) {
-    int o = c[(start + j) % k];
-    if (out_load_[o] < out_load_[best]) best = o;
+  uint64_t best_load = out_load_[best];
+  for (size_t j = start + 1; j < k; ++j) {
+    const int o = c[j];
+    if (out_load_[o] < best_load) best = o, best_load = out_load_[o];
+  }
+  for (size_t j = 0; j < start; ++j) {
+    const int o = c[j];
+    if (out_load_[o] < best_load) best = o, best_load = out_load_[o];
   }
   return best;
 }
@@ -167,8 +174,9 @@ void Switch::enqueue(int in, Packet* p) {
     rows_[in].set(o);
     cols_[o].set(in);
   } else {
+    const bool was_empty = inq_[in].empty();
     inq_[in].push(p);
-    if (inq_[in].size() == 1) {
+    if (was_empty) {
       rows_[in].set(o);
       cols_[o].set(in);
     }
@@ -212,7 +220,7 @@ void Switch::xbar_method() {
 void Switch::transfer(int in, int out, uint64_t t) {
   Packet* p;
   if (voq_mode_) {
-    Fifo<Packet*>& q = voq_[size_t(in) * n_ + out];
+    PacketQueue& q = voq_[size_t(in) * n_ + out];
     p = q.pop();
     if (q.empty()) {
       rows_[in].reset(out);

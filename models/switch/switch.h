@@ -31,6 +31,7 @@
 
 #include "models/core/device_model.h"
 #include "models/core/fifo.h"
+#include "models/core/packet_queue.h"
 #include "models/link/port.h"
 #include "models/core/stats.h"
 #include "models/switch/arbiter.h"
@@ -118,13 +119,18 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   int n_;
   std::vector<std::unique_ptr<Port>> ports_;
   std::vector<std::vector<int>> routes_;
+  // routes_ flattened for the per-packet look-up: the egress ports to endpoint d are
+  // route_ports_[route_first_[d] .. route_first_[d + 1]) (one array, not a vector per
+  // destination whose header and data are two cache misses on a large fabric).
+  std::vector<uint32_t> route_first_;
+  std::vector<int> route_ports_;
   std::unique_ptr<Arbiter> arbiter_;
   bool voq_mode_;
   bool adaptive_;
   uint64_t hash_salt_ = 0;  // 0 unless salted_hash: XORed into the ECMP hash
   int ncls_ = 0;            // data traffic classes of the output-queued frame (0: none)
-  std::vector<Fifo<Packet*>> voq_;   // [in * n + out] (voq mode)
-  std::vector<Fifo<Packet*>> inq_;   // [in] (fifo mode)
+  std::vector<PacketQueue> voq_;   // [in * n + out] (voq mode)
+  std::vector<PacketQueue> inq_;   // [in] (fifo mode)
   std::vector<PortSet> rows_, cols_;
   PortSet free_in_, free_out_;
   PortSet pending_in_;     // inputs with queued traffic

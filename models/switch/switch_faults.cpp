@@ -19,6 +19,13 @@ bool on_route(const std::vector<int>& routes, int port) {
 void Switch::set_routes(const std::vector<std::vector<int>>& routes) {
   const bool again = !routes_.empty();
   routes_ = routes;
+  route_first_.assign(routes_.size() + 1, 0);
+  route_ports_.clear();
+  for (size_t d = 0; d < routes_.size(); ++d) {
+    route_first_[d] = uint32_t(route_ports_.size());
+    route_ports_.insert(route_ports_.end(), routes_[d].begin(), routes_[d].end());
+  }
+  route_first_[routes_.size()] = uint32_t(route_ports_.size());
   if (again) reroute();
 }
 
@@ -60,7 +67,7 @@ void Switch::reroute() {
   for (int in = 0; in < n_; ++in) {
     if (voq_mode_) {
       for (int out = 0; out < n_; ++out) {
-        Fifo<Packet*>& q = voq_[size_t(in) * n_ + out];
+        PacketQueue& q = voq_[size_t(in) * n_ + out];
         for (size_t k = q.size(); k > 0; --k) {
           Packet* p = q.pop();
           if (valid(p)) {
@@ -71,7 +78,7 @@ void Switch::reroute() {
         }
       }
     } else {
-      Fifo<Packet*>& q = inq_[size_t(in)];
+      PacketQueue& q = inq_[size_t(in)];
       for (size_t k = q.size(); k > 0; --k) {
         Packet* p = q.pop();
         if (valid(p) || route_in(in, p)) q.push(p);
@@ -152,9 +159,9 @@ void Switch::fail(LossHandler& loss) {
     ports_[size_t(in)]->drop_held();
     if (voq_mode_) {
       for (int out = 0; out < n_; ++out)
-        for (Fifo<Packet*>& q = voq_[size_t(in) * n_ + out]; !q.empty();) lose_queued(in, q.pop());
+        for (PacketQueue& q = voq_[size_t(in) * n_ + out]; !q.empty();) lose_queued(in, q.pop());
     } else if (!inq_.empty()) {
-      for (Fifo<Packet*>& q = inq_[size_t(in)]; !q.empty();) lose_queued(in, q.pop());
+      for (PacketQueue& q = inq_[size_t(in)]; !q.empty();) lose_queued(in, q.pop());
     }
   }
   for (const Parked& w : parked_in_) lose_queued(w.in, w.p);
