@@ -22,6 +22,7 @@ SwitchFeatureKind nvls_feature();          // models/nvlink/nvls_unit.cpp
 SwitchFeatureKind host_path_feature();     // models/pcie/root_complex.cpp
 SwitchFeatureKind ethernet_mmu_feature();  // models/ethernet/mmu.cpp
 SwitchFeatureKind dragonfly_routing_feature();  // models/ethernet/dragonfly_routing.cpp
+SwitchFeatureKind torus_routing_feature();  // models/optics/torus_routing.cpp
 // Device kinds.
 DeviceKind endpoint_kind();      // models/endpoint/endpoint_kind.cpp
 DeviceKind switch_kind();        // models/switch/switch_kind.cpp
@@ -65,6 +66,7 @@ void register_builtin_plugins() {
     switch_features().add(host_path_feature());
     switch_features().add(ethernet_mmu_feature());
     switch_features().add(dragonfly_routing_feature());
+    switch_features().add(torus_routing_feature());
     device_kinds().add(endpoint_kind());
     device_kinds().add(switch_kind());
     device_kinds().add(root_complex_kind());

@@ -105,7 +105,8 @@ void report_unfinished(const SystemSpec& spec, const System& sys, const Collecti
                            : "; the ranks form a torus whose routes (shortest paths, no "
                              "dimension order, datelines or virtual channels) close credit "
                              "cycles round its rings: traffic beyond neighbours (e.g. "
-                             "alltoall) can deadlock there (docs/optical.md, \"Routing on "
+                             "alltoall) can deadlock there unless the router type sets "
+                             "torus_routing: dimension_order (docs/optical.md, \"Routing on "
                              "the torus\")"));
 }
 

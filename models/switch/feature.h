@@ -77,6 +77,10 @@ class SwitchFrame {
   void pause_port(int port, uint8_t prio, uint64_t until_ps) const;
   // The topology generator's coordinates of this switch (empty if it gave none).
   const std::vector<int>& coords() const;
+  // The egress ports on a shortest path to endpoint `dst` (the frame's routing table).
+  const std::vector<int>& routes(uint32_t dst) const;
+  // The egress queue's bound (SwitchParams::egress_buffer_bytes), payload bytes.
+  uint64_t egress_buffer() const;
 
  private:
   Switch* sw_ = nullptr;
@@ -89,7 +93,8 @@ class SwitchFeature : public Wakeable {
     kAfterCrossbar = 1u << 0,
     kEgressAdmission = 1u << 1,
     kEgressDeparture = 1u << 2,
-    kRoute = 1u << 3
+    kRoute = 1u << 3,
+    kCrossbarGate = 1u << 4
   };
   enum class Admission { kAccept, kDrop };
 
@@ -145,6 +150,17 @@ class SwitchFeature : public Wakeable {
   virtual int route(int in, Packet& p) {
     (void)in, (void)p;
     return -1;
+  }
+
+  // Crossbar gate (kCrossbarGate; the crossbar frame, one feature at most): may `p`, at
+  // the head of input `in`'s queue for `out`, cross now? Asked for every such head at each
+  // arbitration while `out` is free and its egress queue below egress_buffer; a refused
+  // head waits (for egress space: the frame arbitrates again whenever a transmitter
+  // takes from an egress queue). Flow control beyond the frame's own (bubble flow control
+  // on a torus ring). Default: yes.
+  virtual bool may_cross(int in, int out, const Packet& p) {
+    (void)in, (void)out, (void)p;
+    return true;
   }
 
   // Egress departure (kEgressDeparture): the transmitter of `out` has taken `p` from its

@@ -68,10 +68,18 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       FABRICSIM_ASSERT(!router_, display_name_ + ": two routing features");
       router_ = f.get();
     }
+    if (h & SwitchFeature::kCrossbarGate) {
+      FABRICSIM_ASSERT(!gate_ && !output_queued, display_name_ + ": two crossbar gates, or "
+                       "a crossbar gate on the output-queued frame");
+      gate_ = f.get();
+    }
   }
-  FABRICSIM_ASSERT((departure_.empty() && !router_) || output_queued,
-                   display_name_ + ": egress-departure and routing features need the "
-                   "output-queued frame");
+  FABRICSIM_ASSERT(departure_.empty() || output_queued,
+                   display_name_ + ": egress-departure features need the output-queued frame");
+  if (gate_) {
+    gated_rows_ = rows_;
+    gated_cols_ = cols_;
+  }
 }
 
 void Switch::wake(uint32_t what) {
@@ -156,7 +164,8 @@ void Switch::rx_arrive(int in, Packet* p) {
     f->arrive(in, p);
     return;
   }
-  p->route_port = select_route(in, *p);
+  p->route_port = router_ ? router_->route(in, *p) : -1;
+  if (p->route_port < 0) p->route_port = select_route(in, *p);
   if (p->route_port < 0) {  // cut off by a fault: wait in the ingress buffer for a route
     parked_in_.push_back(Parked{in, p});
     return;
@@ -198,7 +207,25 @@ void Switch::xbar_method() {
   requested_out_.for_each([&](int o) {
     if (out_busy_[o] <= t && egress_bytes_[o] < params_.egress_buffer_bytes) free_out_.set(o);
   });
-  if (free_in_.any() && free_out_.any()) {
+  if (free_in_.any() && free_out_.any() && gate_) {
+    // The gate's refusals for this arbitration only: the requests stay queued.
+    gated_rows_ = rows_;
+    gated_cols_ = cols_;
+    free_out_.for_each([&](int o) {
+      cols_[o].for_each([&](int i) {
+        if (!free_in_.test(i)) return;
+        const Packet& head = voq_mode_ ? *voq_[size_t(i) * n_ + o].front() : *inq_[i].front();
+        if (!gate_->may_cross(i, o, head)) {
+          gated_rows_[i].reset(o);
+          gated_cols_[o].reset(i);
+        }
+      });
+    });
+    arbiter_->match(gated_rows_, gated_cols_, free_in_, free_out_, match_);
+    free_in_.for_each([&](int i) {
+      if (match_[i] >= 0) transfer(i, match_[i], t);
+    });
+  } else if (free_in_.any() && free_out_.any()) {
     arbiter_->match(rows_, cols_, free_in_, free_out_, match_);
     free_in_.for_each([&](int i) {
       if (match_[i] >= 0) transfer(i, match_[i], t);
@@ -352,6 +379,10 @@ void SwitchFrame::pause_port(int port, uint8_t prio, uint64_t until_ps) const {
 }
 
 const std::vector<int>& SwitchFrame::coords() const { return sw_->params_.coords; }
+
+const std::vector<int>& SwitchFrame::routes(uint32_t dst) const { return sw_->routes_.at(dst); }
+
+uint64_t SwitchFrame::egress_buffer() const { return sw_->params_.egress_buffer_bytes; }
 
 nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;

@@ -161,7 +161,9 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<SwitchFeature*> after_xbar_;            // features with kAfterCrossbar
   std::vector<SwitchFeature*> admission_;             // features with kEgressAdmission
   std::vector<SwitchFeature*> departure_;             // with kEgressDeparture (output-queued)
-  SwitchFeature* router_ = nullptr;                   // with kRoute (output-queued)
+  SwitchFeature* router_ = nullptr;                   // with kRoute
+  SwitchFeature* gate_ = nullptr;                     // with kCrossbarGate
+  std::vector<PortSet> gated_rows_, gated_cols_;      // requests the gate let through
 };
 
 }  // namespace fabricsim

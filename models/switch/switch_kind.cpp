@@ -115,7 +115,7 @@ DeviceKind switch_kind() {
   return switch_frame_kind("switch",
                            "The switch frame: ingress pipeline, routing, input queues, crossbar "
                            "arbiter, egress queues (in `device_types:`).",
-                           {"ualink_class", "nvls"});
+                           {"ualink_class", "nvls", "torus_routing"});
 }
 
 }  // namespace fabricsim

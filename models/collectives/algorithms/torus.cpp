@@ -11,6 +11,7 @@
 // D_y = S / n_x, D_z = S / (n_x n_y). Layout and tags: one step slot per ring step
 // (2 sum (k-1) for all-reduce), the + half's pieces first (j), then the - half's.
 #include <array>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -71,6 +72,12 @@ Schedule torus_schedule(const CollParams& p) {
     // `stage`: the ranges the step's blocks are cut from; half 1's piece indices start
     // after the pieces of half 0's whole stage range (the same on every rank of the ring:
     // it depends only on the coordinates of the dimensions already done).
+    // Stages run one after the other: the first step of a dimension's stage waits for
+    // every op of the stage before it when that stage was another dimension's (the
+    // phase-by-phase algorithm whose time is the sum over stages; docs/optical.md,
+    // "Torus collectives"). `done` collects the ops of the current stage, `barrier` those
+    // of the one before.
+    std::vector<uint32_t> done, barrier;
     auto step = [&](size_t d, RecvMode mode, const std::vector<std::array<Range, 2>>& stage,
                     auto give, auto take) {
       const int to[2] = {neighbour(d, +1), neighbour(d, -1)};
@@ -83,7 +90,8 @@ Schedule torus_schedule(const CollParams& p) {
         for (uint64_t j = 0; j < np; ++j)
           for (int h = 0; h < 2; ++h)
             if (j < num_pieces(g[h], chunk))
-              rb.send(to[h], tags(int(c), slot, j0[h] + j), piece_of(g[h], j, chunk));
+              done.push_back(
+                  rb.send(to[h], tags(int(c), slot, j0[h] + j), piece_of(g[h], j, chunk), barrier));
       }
       for (size_t c = 0; c < chans.size(); ++c) {
         const uint64_t j0[2] = {0, num_pieces(stage[c][0], chunk)};
@@ -92,9 +100,20 @@ Schedule torus_schedule(const CollParams& p) {
         for (uint64_t j = 0; j < np; ++j)
           for (int h = 0; h < 2; ++h)
             if (j < num_pieces(t[h], chunk))
-              rb.recv(to[1 - h], tags(int(c), slot, j0[h] + j), piece_of(t[h], j, chunk), mode);
+              done.push_back(rb.recv(to[1 - h], tags(int(c), slot, j0[h] + j),
+                                     piece_of(t[h], j, chunk), mode));
       }
       ++slot;
+      barrier.clear();  // only the stage's first step waits
+    };
+    // A new stage in another dimension than the last: its first step waits for all of it.
+    size_t last_dim = SIZE_MAX;
+    auto begin_stage = [&](size_t d) {
+      if (last_dim != SIZE_MAX && d != last_dim) {
+        barrier.swap(done);
+        done.clear();
+      }
+      last_dim = d;
     };
     // Block index of step s for half h (0: + ring, 1: - ring) at coordinate l of size k.
     auto rs_give = [](int l, int s, int k, int h) { return h == 0 ? mod_n(l - 1 - s, k) : mod_n(l + 1 + s, k); };
@@ -110,6 +129,7 @@ Schedule torus_schedule(const CollParams& p) {
       const int k = dims[d], l = coord[d];
       const auto stage = cur;
       auto block = [&](size_t c, int h, int b) { return split_range(stage[c][size_t(h)], k)[size_t(b)]; };
+      begin_stage(d);
       for (int s = 0; s + 1 < k; ++s)
         step(d, RecvMode::kReduceSum, stage,
              [&](size_t c, int h) { return block(c, h, rs_give(l, s, k, h)); },
@@ -123,6 +143,7 @@ Schedule torus_schedule(const CollParams& p) {
       const int k = dims[d], l = coord[d];
       const auto& stage = stack[a];  // the ranges this stage gathers into
       auto block = [&](size_t c, int h, int b) { return split_range(stage[c][size_t(h)], k)[size_t(b)]; };
+      begin_stage(d);
       for (int s = 0; s + 1 < k; ++s)
         step(d, RecvMode::kCopy, stage,
              [&](size_t c, int h) { return block(c, h, ag_give(l, s, k, h)); },
