@@ -71,3 +71,49 @@ TEST(OpticalCompare, PrintsTimeEnergyCostProxyAndReconfigurationTime) {
 }
 
 }  // namespace
+
+namespace {
+
+// The TPU comparison at a small size (one 4x4x4 cube on 48 OCSes of 2 used ports vs 64
+// chips on a six-plane fat tree): the cost proxy by hand and the OCS energy as its static
+// power x the row's time (no per-bit energy is set here).
+TEST(OpticalCompare, TpuCubeOnOcsAndOnAFatTreeCountedByHand) {
+  const std::string dir = fresh_dir("optical_compare_tpu");
+  std::system(("mkdir -p '" + dir + "'").c_str());
+  const std::string file = dir + "/compare.yaml";
+  {
+    std::ofstream f(file);
+    f << "version: 1\nname: tpu_small\nsweep: {min_bytes: 4MiB, max_bytes: 4MiB}\nsystems:\n"
+      << "  - {config: " << source("configs/tpu_v4_slice.yaml") << ", label: OCS, set: "
+      << "[\"topology.slice=[1,1,1]\", topology.cubes=1, device_types.palomar.ports=2]}\n"
+      << "  - {config: " << source("configs/tpu_v4_fat_tree.yaml") << ", label: FT, set: "
+      << "[topology.endpoints=64, topology.racks=4]}\n";
+  }
+  RunResult r = run_fabricsim({"compare", file}, dir + "/out");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json* o = system_of(r.results, "OCS");
+  const json* e = system_of(r.results, "FT");
+  ASSERT_TRUE(o && e);
+  // One cube: 6 faces x 16 chips = 96 fibres, one per used OCS port, a transceiver at the
+  // router end only; 64 routers of 12 ports are the chips' own (on die).
+  EXPECT_EQ((*o)["inventory"]["circuit_switches"].get<int>(), 48);
+  EXPECT_EQ((*o)["inventory"]["ocs_ports"].get<int>(), 96);
+  EXPECT_EQ((*o)["inventory"]["optical_links"].get<int>(), 96);
+  EXPECT_EQ((*o)["inventory"]["transceivers"].get<int>(), 96);
+  EXPECT_EQ((*o)["inventory"]["switch_ports"].get<int>(), 64 * 12);
+  // Fat tree: 6 planes x (4 leaves + 8 spines); 384 copper chip links; per plane 4 x 16
+  // fibres = 384 fibres with two transceivers each; ports 6 x (4 x 32 + 8 x 8).
+  EXPECT_EQ((*e)["inventory"]["packet_switches"].get<int>(), 72);
+  EXPECT_EQ((*e)["inventory"]["electrical_links"].get<int>(), 384);
+  EXPECT_EQ((*e)["inventory"]["optical_links"].get<int>(), 384);
+  EXPECT_EQ((*e)["inventory"]["transceivers"].get<int>(), 768);
+  EXPECT_EQ((*e)["inventory"]["switch_ports"].get<int>(), 6 * (4 * 32 + 8 * 8));
+  // Energy: 48 switches x 2 ports x 0.79 W over the row's time; nothing else is set.
+  const json& row = (*o)["rows"][0];
+  const double seconds = row["time_us"].get<double>() * 1e-6;
+  EXPECT_NEAR(row["energy"]["static_J"].get<double>(), 48 * 2 * 0.79 * seconds,
+              1e-9 + 48 * 2 * 0.79 * 1e-12);  // time_us is printed to the picosecond
+  EXPECT_EQ(row["energy"]["links_J"].get<double>(), 0.0);
+}
+
+}  // namespace
