@@ -52,6 +52,7 @@ TopologyKind fat_tree_topology();       // fabrics/topologies/fat_tree.cpp
 TopologyKind rail_optimized_topology(); // fabrics/topologies/rail_optimized.cpp
 TopologyKind dragonfly_topology();      // fabrics/topologies/dragonfly.cpp
 TopologyKind tpu_pod_topology();        // fabrics/topologies/tpu_pod.cpp
+TopologyKind rack_spine_topology();     // fabrics/topologies/rack_spine.cpp
 }  // namespace topo
 
 void register_builtin_plugins() {
@@ -83,6 +84,7 @@ void register_builtin_plugins() {
     topo::topologies().add(topo::rail_optimized_topology());
     topo::topologies().add(topo::dragonfly_topology());
     topo::topologies().add(topo::tpu_pod_topology());
+    topo::topologies().add(topo::rack_spine_topology());
     workloads().add(allreduce_sweep_workload());
     workloads().add(collective_sweep_workload());
     workloads().add(ddp_step_workload());

@@ -20,6 +20,7 @@
 #include "fabrics/cli/outputs.h"
 #include "fabrics/cli/procs.h"
 #include "fabrics/config/document.h"
+#include "fabrics/systems/inventory.h"
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/errors.h"
@@ -87,6 +88,18 @@ bool safe_label(const std::string& s) {
         c != '-')
       return false;
   return true;
+}
+
+// The time the run's optical circuit switch reconfigurations stopped transmitters, in
+// picoseconds: per played ocs_reconfigure event, from its `at` to the new map lit (the
+// drain plus the dark time). 0 without reconfigurations (every electrical fabric).
+uint64_t reconfiguration_ps(const nlohmann::json& results) {
+  uint64_t ps = 0;
+  if (!results.contains("faults") || !results["faults"].contains("events")) return 0;
+  for (const nlohmann::json& e : results["faults"]["events"])
+    if (e.contains("dark_until_ps") && e.value("played", false))
+      ps += e["dark_until_ps"].get<uint64_t>() - e["at_ps"].get<uint64_t>();
+  return ps;
 }
 
 }  // namespace
@@ -188,7 +201,7 @@ CompareSpec load_compare(const std::string& file, const std::vector<std::string>
     cs.sets.insert(cs.sets.end(), extra_sets.begin(), extra_sets.end());
     // The config itself, with every override, is checked here, before anything runs.
     try {
-      (void)load_system(cs.config, cs.sets, std::nullopt);
+      cs.inventory = inventory_json(count_inventory(load_system(cs.config, cs.sets, std::nullopt)));
     } catch (const InputError& e) {
       throw InputError(std::string(e.what()) + " [system '" + cs.label + "' of " + cs.where + "]");
     }
@@ -279,18 +292,26 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
       if (std::find(sizes.begin(), sizes.end(), b) == sizes.end()) sizes.push_back(b);
     }
   std::sort(sizes.begin(), sizes.end());
-  auto busbw_at = [](const nlohmann::json& r, uint64_t b) -> const nlohmann::json* {
+  auto row_at = [](const nlohmann::json& r, uint64_t b) -> const nlohmann::json* {
     for (const nlohmann::json& row : r["rows"])
-      if (row["size_bytes"].get<uint64_t>() == b) return &row["busbw_GBps"];
+      if (row["size_bytes"].get<uint64_t>() == b) return &row;
     return nullptr;
+  };
+  auto busbw_at = [&](const nlohmann::json& r, uint64_t b) -> const nlohmann::json* {
+    const nlohmann::json* row = row_at(r, b);
+    return row ? &(*row)["busbw_GBps"] : nullptr;
   };
 
   nlohmann::json table = nlohmann::json::array();
   for (uint64_t b : sizes) {
     nlohmann::json row = {{"size_bytes", b}};
     for (size_t i = 0; i < results.size(); ++i)
-      if (const nlohmann::json* x = busbw_at(results[i], b))
-        row["busbw_GBps"][spec.systems[i].label] = *x;
+      if (const nlohmann::json* x = row_at(results[i], b)) {
+        const std::string& l = spec.systems[i].label;
+        row["busbw_GBps"][l] = (*x)["busbw_GBps"];
+        row["time_us"][l] = (*x)["time_us"];
+        if (x->contains("energy")) row["energy_J"][l] = (*x)["energy"]["total_J"];
+      }
     table.push_back(row);
   }
 
@@ -336,6 +357,66 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
       os << buf;
     }
     os << "\n#\n";
+    // The same sizes: time and energy per row, side by side.
+    auto side_by_side = [&](const char* title, const char* unit_name, const char* fmt,
+                            double (*get)(const nlohmann::json&)) {
+      os << "# " << title << "\n";
+      std::string h = "# ", u = "# ";
+      std::snprintf(buf, sizeof buf, "%12s", "size");
+      h += buf;
+      std::snprintf(buf, sizeof buf, "%12s", "(B)");
+      u += buf;
+      for (size_t i = 0; i < results.size(); ++i) {
+        std::snprintf(buf, sizeof buf, "  %*s", int(width[i]), spec.systems[i].label.c_str());
+        h += buf;
+        std::snprintf(buf, sizeof buf, "  %*s", int(width[i]), unit_name);
+        u += buf;
+      }
+      os << h << "\n" << u << "\n";
+      for (uint64_t b : sizes) {
+        std::snprintf(buf, sizeof buf, "  %12llu", (unsigned long long)b);
+        os << buf;
+        for (size_t i = 0; i < results.size(); ++i) {
+          const nlohmann::json* x = row_at(results[i], b);
+          char num[64];
+          if (x) std::snprintf(num, sizeof num, fmt, get(*x));
+          std::snprintf(buf, sizeof buf, "  %*s", int(width[i]), x ? num : "-");
+          os << buf;
+        }
+        os << "\n";
+      }
+      os << "#\n";
+    };
+    side_by_side("time of each size in us (simulated)", "time_us", "%.2f",
+                 [](const nlohmann::json& row) { return row["time_us"].get<double>(); });
+    side_by_side("energy of each size in J (rows[i].energy.total_J: links + devices + static)",
+                 "energy_J", "%.4g", [](const nlohmann::json& row) {
+                   return row.contains("energy") ? row["energy"]["total_J"].get<double>() : 0.0;
+                 });
+    // The cost proxy and the reconfiguration time, one line per system.
+    os << "# cost proxy (counted from the built system, docs/optical_vs_electrical.md) and "
+          "reconfiguration\n";
+    std::snprintf(buf, sizeof buf, "# %-*s  %8s  %8s  %6s  %8s  %9s  %9s  %8s  %12s\n",
+                  int(width.empty() ? 10 : *std::max_element(width.begin(), width.end())),
+                  "system", "switches", "sw_ports", "nics", "ocs", "ocs_ports", "opt_links",
+                  "xcvrs", "reconfig_us");
+    os << buf;
+    for (size_t i = 0; i < results.size(); ++i) {
+      const nlohmann::json& inv = spec.systems[i].inventory;
+      std::snprintf(buf, sizeof buf,
+                    "  %-*s  %8lld  %8lld  %6lld  %8lld  %9lld  %9lld  %8lld  %12.3f\n",
+                    int(*std::max_element(width.begin(), width.end())),
+                    spec.systems[i].label.c_str(), (long long)inv["packet_switches"].get<int64_t>(),
+                    (long long)inv["switch_ports"].get<int64_t>(),
+                    (long long)inv["nics"].get<int64_t>(),
+                    (long long)inv["circuit_switches"].get<int64_t>(),
+                    (long long)inv["ocs_ports"].get<int64_t>(),
+                    (long long)inv["optical_links"].get<int64_t>(),
+                    (long long)inv["transceivers"].get<int64_t>(),
+                    double(reconfiguration_ps(results[i])) * 1e-6);
+      os << buf;
+    }
+    os << "#\n";
     for (size_t i = 0; i < results.size(); ++i) {
       const nlohmann::json& r = results[i];
       os << "# " << spec.systems[i].label << ": " << spec.systems[i].config << " ("
@@ -355,7 +436,12 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
     j["compare_file"] = spec.file;
     j["name"] = spec.name;
     j["command_line"] = command_line;
-    j["units"] = {{"busbw_GBps", "GB/s (1e9 B/s), per direction, nccl-tests busbw"}};
+    j["units"] = {{"busbw_GBps", "GB/s (1e9 B/s), per direction, nccl-tests busbw"},
+                  {"time_us", "microseconds of simulated time"},
+                  {"energy_J", "joules (rows[i].energy.total_J)"},
+                  {"reconfiguration_ps",
+                   "picoseconds: per ocs_reconfigure event, at to the new map lit"},
+                  {"inventory", "counts (docs/optical_vs_electrical.md, counting rules)"}};
     nlohmann::json sys = nlohmann::json::array();
     for (size_t i = 0; i < results.size(); ++i) {
       const CompareSystem& s = spec.systems[i];
@@ -363,6 +449,8 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
                      {"config", s.config},
                      {"sets", s.sets},
                      {"ceiling", results[i]["ceiling"]},
+                     {"inventory", s.inventory},
+                     {"reconfiguration_ps", reconfiguration_ps(results[i])},
                      {"rows", results[i]["rows"]},
                      {"results", results[i]}});
     }

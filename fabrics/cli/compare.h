@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace fabricsim {
 
 struct CompareSystem {
@@ -15,6 +17,7 @@ struct CompareSystem {
   std::string config;             // path, resolved against the compare file's directory
   std::vector<std::string> sets;  // --set assignments for this system (sweep, set, CLI)
   std::string where;              // "FILE:LINE:COL" of its entry, for messages
+  nlohmann::json inventory;       // the built system counted (fabrics/systems/inventory.h)
 };
 
 struct CompareSpec {

@@ -55,6 +55,10 @@ struct LinkParams {
   uint32_t vcs = 0;             // virtual channels, each with its own credits
   uint64_t rx_buffer_bytes = 0; // receive buffer per VC, in wire bytes
   double energy_pj_per_bit = 0; // transmitter + receiver energy per wire bit, one direction
+  // "copper", "optical" or "auto" (optical when a port of an optical circuit switch ends
+  // it, copper otherwise): what the cost proxy of `fabricsim compare` counts as needing
+  // transceivers (fabrics/systems/inventory.h). The timing does not depend on it.
+  std::string medium = "auto";
   // Link-level retry (idle when ber == 0: no errors, no replay buffer, no acks).
   double ber = 0;                  // bit error rate per wire bit, each direction
   uint64_t replay_buffer_bytes = 0;  // unacknowledged wire bytes the sender keeps

@@ -96,7 +96,15 @@ const ParamBlock& link_params() {
                   "latency + retry_latency after the bad packet's tail left the sender. Used "
                   "only when ber > 0.",
                   0, limits::kMaxLatencyPs),
-            &L::retry_latency_ps)},
+            &L::retry_latency_ps),
+       bind(choice("medium", {"auto", "copper", "optical"}, "auto",
+                   "What the link is made of, for the cost proxy of `fabricsim compare` "
+                   "(docs/optical_vs_electrical.md): optical links need a transceiver at each "
+                   "end that is not an optical circuit switch, copper ones none. auto: optical "
+                   "when one end is an optical circuit switch's port (light does not convert), "
+                   "copper otherwise. Timing and energy do not depend on it (energy_per_bit "
+                   "does that)."),
+            &L::medium)},
       [](L& l, const ParamReader& r) {
         const long double rate = (long double)r.integer("lanes") * r.bandwidth_bps("lane_rate") *
                                  r.real("encoding_efficiency");

@@ -132,6 +132,15 @@ DeviceKind ocs_kind() {
                     c.device() + " joins link types " + links[0].link_type + " and " +
                         links[i].link_type,
                     "an optical circuit switch passes light: use one link type on all its ports");
+    // A fibre ends here: a link type declared copper cannot (the cost proxy would count
+    // no transceivers for light it cannot carry).
+    for (size_t i = 0; i < links.size(); ++i)
+      if (links[i].link.medium == "copper")
+        c.fail_link(i,
+                    c.device() + " is an optical circuit switch, but link type " +
+                        links[i].link_type + " is declared medium: copper",
+                    "set link_types." + links[i].link_type +
+                        ".medium: optical (or auto, which counts it optical here)");
     const std::vector<int>& map = c.coords().empty() ? o.map : c.coords();
     bool lit = false;
     for (size_t p = 0; p < map.size(); ++p) lit = lit || map[p] >= 0;
