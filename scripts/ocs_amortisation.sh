@@ -7,7 +7,8 @@
 #
 #   scripts/ocs_amortisation.sh [FABRICSIM] [--out DIR]
 #
-# Prints the table and writes DIR/amortisation.csv (default out/ocs_amortisation): per
+# Prints the table and writes DIR/amortisation.csv and DIR/amortisation.svg (the figure;
+# default DIR out/ocs_amortisation): per
 # phase length (bytes each way) and system, the simulated phase time (reconfiguration
 # included), energy, and the total time and energy of a job that moves JOB_BYTES each way
 # in phases of that length (phases = JOB_BYTES / phase bytes, run one after another: the
@@ -20,7 +21,7 @@ OUT=out/ocs_amortisation
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n 2,15p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
     *) BIN="$1"; shift ;;
   esac
 done
@@ -87,4 +88,44 @@ for l in labels[1:]:
           (l, win[0] if win else "no measured", near[0] if near else "no measured"))
 open(out + "/amortisation.csv", "w").write("\n".join(csv) + "\n")
 print("# csv: %s/amortisation.csv" % out)
+
+# The figure: OCS phase time / electrical phase time against phase length, log-log, one
+# line per reconfiguration time; below the dashed line at 1 the OCS wins. Plain SVG (no
+# plotting library needed), written next to the CSV.
+import math
+W, H, L, R, T, B = 640, 420, 70, 150, 30, 60
+xs = [math.log10(s) for s in sizes]
+ys = [math.log10(rows[(l, s)][0] / rows[("electrical", s)][0]) for l in labels[1:] for s in sizes]
+x0, x1 = min(xs), max(xs)
+y0, y1 = min(min(ys), -0.2), max(ys) + 0.2
+X = lambda v: L + (math.log10(v) - x0) / (x1 - x0) * (W - L - R)
+Y = lambda v: T + (y1 - math.log10(v)) / (y1 - y0) * (H - T - B)
+def human(b):
+    for u, k in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if b >= k: return "%g %s" % (b / k, u)
+    return "%d B" % b
+svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
+       '<rect width="100%" height="100%" fill="white"/>',
+       '<text x="%d" y="18" font-size="14">OCS phase time / electrical phase time (log), by reconfiguration time</text>' % L]
+for s in sizes:
+    svg.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (X(s), T, X(s), H - B))
+    svg.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (X(s), H - B + 16, human(s)))
+e = math.floor(y0)
+while e <= math.ceil(y1):
+    if y0 <= e <= y1:
+        svg.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"%s/>' % (L, Y(10 ** e), W - R, Y(10 ** e), "#555" if e == 0 else "#ddd", ' stroke-dasharray="6,4"' if e == 0 else ""))
+        svg.append('<text x="%d" y="%.1f" text-anchor="end">x%g</text>' % (L - 6, Y(10 ** e) + 4, 10 ** e))
+    e += 1
+svg.append('<text x="%d" y="%d" text-anchor="middle">phase length, bytes each way (job: %s each way)</text>' % ((L + W - R) // 2, H - 18, human(job)))
+for i, (l, colour) in enumerate(zip(labels[1:], ["#1b9e77", "#d95f02", "#7570b3", "#e7298a"])):
+    pts = " ".join("%.1f,%.1f" % (X(s), Y(rows[(l, s)][0] / rows[("electrical", s)][0])) for s in sizes)
+    svg.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>' % (pts, colour))
+    svg.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>' % (W - R + 10, T + 20 + 18 * i, W - R + 30, T + 20 + 18 * i, colour))
+    svg.append('<text x="%d" y="%d">%s</text>' % (W - R + 36, T + 24 + 18 * i, "OCS, " + l[len("ocs_"):] + " reconf."))
+i = len(labels) - 1
+svg.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#555" stroke-dasharray="6,4"/>' % (W - R + 10, T + 20 + 18 * i, W - R + 30, T + 20 + 18 * i))
+svg.append('<text x="%d" y="%d">electrical</text>' % (W - R + 36, T + 24 + 18 * i))
+svg.append("</svg>")
+open(out + "/amortisation.svg", "w").write("\n".join(svg) + "\n")
+print("# figure: %s/amortisation.svg" % out)
 PY
