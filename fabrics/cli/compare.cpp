@@ -297,10 +297,6 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
       if (row["size_bytes"].get<uint64_t>() == b) return &row;
     return nullptr;
   };
-  auto busbw_at = [&](const nlohmann::json& r, uint64_t b) -> const nlohmann::json* {
-    const nlohmann::json* row = row_at(r, b);
-    return row ? &(*row)["busbw_GBps"] : nullptr;
-  };
 
   nlohmann::json table = nlohmann::json::array();
   for (uint64_t b : sizes) {
@@ -323,44 +319,13 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
     os << "# busbw in GB/s (1e9 B/s), per direction, with each collective's nccl-tests factor; "
           "ceiling: analytic bound (docs/scaleup.md)\n#\n";
     std::vector<size_t> width;
-    std::string head = "# ", unit = "# ";
-    std::snprintf(buf, sizeof buf, "%12s", "size");
-    head += buf;
-    std::snprintf(buf, sizeof buf, "%12s", "(B)");
-    unit += buf;
-    for (const CompareSystem& s : spec.systems) {
-      width.push_back(std::max<size_t>(10, s.label.size()));
-      std::snprintf(buf, sizeof buf, "  %*s", int(width.back()), s.label.c_str());
-      head += buf;
-      std::snprintf(buf, sizeof buf, "  %*s", int(width.back()), "busbw");
-      unit += buf;
-    }
-    os << head << "\n" << unit << "\n";
-    for (uint64_t b : sizes) {
-      std::snprintf(buf, sizeof buf, "  %12llu", (unsigned long long)b);
-      os << buf;
-      for (size_t i = 0; i < results.size(); ++i) {
-        const nlohmann::json* x = busbw_at(results[i], b);
-        if (x)
-          std::snprintf(buf, sizeof buf, "  %*.2f", int(width[i]), x->get<double>());
-        else
-          std::snprintf(buf, sizeof buf, "  %*s", int(width[i]), "-");
-        os << buf;
-      }
-      os << "\n";
-    }
-    std::snprintf(buf, sizeof buf, "# %12s", "ceiling");
-    os << buf;
-    for (size_t i = 0; i < results.size(); ++i) {
-      std::snprintf(buf, sizeof buf, "  %*.2f", int(width[i]),
-                    results[i]["ceiling"]["busbw_GBps"].get<double>());
-      os << buf;
-    }
-    os << "\n#\n";
-    // The same sizes: time and energy per row, side by side.
+    for (const CompareSystem& s : spec.systems) width.push_back(std::max<size_t>(10, s.label.size()));
+    const int name_width = int(*std::max_element(width.begin(), width.end()));
+    // One table: a column per system, a row per size, `get` of each system's row at that
+    // size printed with `fmt` ("-" where the system has no such row).
     auto side_by_side = [&](const char* title, const char* unit_name, const char* fmt,
                             double (*get)(const nlohmann::json&)) {
-      os << "# " << title << "\n";
+      if (title) os << "# " << title << "\n";
       std::string h = "# ", u = "# ";
       std::snprintf(buf, sizeof buf, "%12s", "size");
       h += buf;
@@ -385,19 +350,31 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
         }
         os << "\n";
       }
-      os << "#\n";
     };
+    side_by_side(nullptr, "busbw", "%.2f",
+                 [](const nlohmann::json& row) { return row["busbw_GBps"].get<double>(); });
+    std::snprintf(buf, sizeof buf, "# %12s", "ceiling");
+    os << buf;
+    for (size_t i = 0; i < results.size(); ++i) {
+      std::snprintf(buf, sizeof buf, "  %*.2f", int(width[i]),
+                    results[i]["ceiling"]["busbw_GBps"].get<double>());
+      os << buf;
+    }
+    os << "\n#\n";
+    // The same sizes: time and energy per row, side by side.
     side_by_side("time of each size in us (simulated)", "time_us", "%.2f",
                  [](const nlohmann::json& row) { return row["time_us"].get<double>(); });
+    os << "#\n";
     side_by_side("energy of each size in J (rows[i].energy.total_J: links + devices + static)",
                  "energy_J", "%.4g", [](const nlohmann::json& row) {
                    return row.contains("energy") ? row["energy"]["total_J"].get<double>() : 0.0;
                  });
+    os << "#\n";
     // The cost proxy and the reconfiguration time, one line per system.
     os << "# cost proxy (counted from the built system, docs/optical_vs_electrical.md) and "
           "reconfiguration\n";
     std::snprintf(buf, sizeof buf, "# %-*s  %8s  %8s  %6s  %8s  %9s  %9s  %8s  %12s\n",
-                  int(width.empty() ? 10 : *std::max_element(width.begin(), width.end())),
+                  name_width,
                   "system", "switches", "sw_ports", "nics", "ocs", "ocs_ports", "opt_links",
                   "xcvrs", "reconfig_us");
     os << buf;
@@ -405,8 +382,7 @@ int run_compare(const CompareSpec& spec, const std::optional<std::string>& out_d
       const nlohmann::json& inv = spec.systems[i].inventory;
       std::snprintf(buf, sizeof buf,
                     "  %-*s  %8lld  %8lld  %6lld  %8lld  %9lld  %9lld  %8lld  %12.3f\n",
-                    int(*std::max_element(width.begin(), width.end())),
-                    spec.systems[i].label.c_str(), (long long)inv["packet_switches"].get<int64_t>(),
+                    name_width, spec.systems[i].label.c_str(), (long long)inv["packet_switches"].get<int64_t>(),
                     (long long)inv["switch_ports"].get<int64_t>(),
                     (long long)inv["nics"].get<int64_t>(),
                     (long long)inv["circuit_switches"].get<int64_t>(),
