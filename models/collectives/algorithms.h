@@ -269,7 +269,10 @@ Schedule sendrecv(const CollParams& p);
 //   reduce_scatter nvls  block-major (block r, then channels inside it): rank r reduces
 //     its block with kNvlsReduce; its answers to the switches' reads are S per rank.
 //   all_gather nvls      block-major: rank r multicasts its block; every rank receives
-//     every block.
+//     every block. Rank r's store of piece j of a channel waits for its kRecv of piece
+//     j - kNvlsStoreSlots of that channel from every rank (NCCL's NVLS FIFO: a slot is
+//     written again once the receivers have taken it), so the switches' egress queues
+//     hold at most a few pieces per channel and source, not the block.
 constexpr uint64_t kNvlsWindow = 2;  // reductions in flight per channel and rank
 Schedule allreduce_nvls(const CollParams& p);
 Schedule reduce_scatter_nvls(const CollParams& p);

@@ -83,6 +83,43 @@ TEST(Nvls, DgxH100AllReduce8GiBWithin5PercentOfPublished) {
   expect_accounting_clean(r.results);
 }
 
+// The largest switch egress queue of a run (bytes).
+uint64_t max_switch_queue_bytes(const json& results) {
+  uint64_t m = 0;
+  for (const auto& [name, s] : results["stats"].items())
+    if (s.value("kind", "") == "switch" && s.contains("queue_depth_max_bytes"))
+      m = std::max(m, s["queue_depth_max_bytes"].get<uint64_t>());
+  return m;
+}
+
+// NVLS all-gather on DGX H100: every rank multicasts its block, so each switch -> GPU
+// direction carries S (7 peers' blocks and the rank's own replica) at 160 wire bytes per
+// 128 B: algbw <= 18 x 25 GB/s x 128/160 = 360 GB/s. A rank's store of piece j waits for
+// every rank's piece j - 8 (NCCL_STEPS slots), so the switches' queues stop growing once the
+// window binds (32 channels x 8 slots x 512 KiB = 128 MiB per rank: from 1 GiB up). Without
+// the slots every rank multicast its whole block at once: the busiest queue grew with the
+// size (13 MB at 256 MiB, 52 MB at 1 GiB) and an 8 GiB run peaked at 1.7 GB of RSS.
+TEST(Nvls, DgxH100AllGatherQueuesBoundedBySlotsAtTheLinkBound) {
+  uint64_t depth[2];
+  const char* sizes[2] = {"1GiB", "4GiB"};
+  for (int i = 0; i < 2; ++i) {
+    RunResult r = run_fabricsim(
+        {"run", source("configs/dgx_h100.yaml"), "--set", "workload.type=collective_sweep",
+         "--set", "workload.collective=all_gather", "--set", "workload.algorithm=nvls",
+         "--set", std::string("workload.min_bytes=") + sizes[i], "--set",
+         std::string("workload.max_bytes=") + sizes[i], "--quiet"},
+        fresh_dir("nvls_allgather"));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const double algbw = r.results["rows"][0]["algbw_GBps"].get<double>();
+    EXPECT_LE(algbw, 360.0 * 1.001) << sizes[i];
+    EXPECT_GE(algbw, 360.0 * 0.98) << sizes[i];  // fill and drain, and the slots' handshake
+    depth[i] = max_switch_queue_bytes(r.results);
+    expect_accounting_clean(r.results);
+  }
+  EXPECT_GT(depth[0], 0u);
+  EXPECT_LE(depth[1], depth[0] + depth[0] / 10) << "a 4x larger all-gather queued more";
+}
+
 // REFERENCE.md case 4 (NVLS): 8 x B200, NVLS all-reduce busbw 830-850 GB/s, +-5%. Here the
 // switch's reduction engine is the bound (calibrated: configs/hgx_b200.yaml), so this is
 // a consistency check of the mechanism: algbw = 2 chips x 1920 GB/s / 8 ranks = 480 GB/s

@@ -32,6 +32,9 @@ double hierarchical_nvls_cost(int n, double S, double al, double be, int domain_
 }
 
 constexpr uint64_t kNvlsSlots = 2;  // tag step field: 0 = reduce, 1 = store
+// all_gather stores in flight per channel and rank: NCCL_STEPS, the slots of a connection
+// (one 512 KiB Simple step per piece at the shipped chunk size).
+constexpr uint64_t kNvlsStoreSlots = 8;
 
 // Per-rank pieces of a block-per-rank layout: pieces[c] = the pieces of channel c of
 // `block` (channel-major: channel c's range is split into n blocks, or block-major: the
@@ -77,12 +80,18 @@ Schedule nvls_schedule(const char* who, const CollParams& p, bool block_major, b
   const Tags tag(who, p.channels, kNvlsSlots, chunk, p.count);
   for (int r = 0; r < p.ranks; ++r) {
     std::vector<Op>& ops = sched.programs[static_cast<std::size_t>(r)].ops;
+    // recv_of[c][j]: this rank's kRecv ops of piece j of channel c, one per owner.
+    std::vector<std::vector<std::vector<uint32_t>>> recv_of(
+        static_cast<std::size_t>(p.channels));
     if (store) {  // recvs first, no deps: posted up front; from r, r+1, .. (staggered)
       for (int k = 0; k < p.ranks; ++k) {
         const int q = mod_n(r + k, p.ranks);
         for (int c = 0; c < p.channels; ++c) {
           const auto& pcs = l.pieces[static_cast<std::size_t>(q)][static_cast<std::size_t>(c)];
+          auto& rc = recv_of[static_cast<std::size_t>(c)];
+          if (rc.size() < pcs.size()) rc.resize(pcs.size());
           for (uint64_t j = 0; j < pcs.size(); ++j) {
+            rc[j].push_back(static_cast<uint32_t>(ops.size()));
             Op op;
             op.kind = OpKind::kRecv;
             op.peer = q;
@@ -123,6 +132,15 @@ Schedule nvls_schedule(const char* who, const CollParams& p, bool block_major, b
           op.offset = pcs[j].offset;
           op.count = pcs[j].count;
           if (reduced >= 0) op.deps.push_back(static_cast<uint32_t>(reduced));
+          // all_gather: the store of piece j goes once every rank's piece j -
+          // kNvlsStoreSlots of this channel has arrived here (the multicast buffer's slots
+          // are free again): without it every rank multicasts its whole block at once and
+          // the switches' egress queues hold (n-1)/n of it.
+          if (!reduce && j >= kNvlsStoreSlots) {
+            const auto& prev = recv_of[static_cast<std::size_t>(c)];
+            if (j - kNvlsStoreSlots < prev.size())
+              for (uint32_t d : prev[j - kNvlsStoreSlots]) op.deps.push_back(d);
+          }
           ops.push_back(op);
         }
       }
