@@ -101,8 +101,8 @@ std::vector<cfg::TypeSpec> event_specs() {
        "their changed circuits are dark for reconfiguration_time, and restart_time after "
        "they are lit the collective runs again from its start (docs/optical.md, "
        "\"Failure bypass\").",
-       {param("chip", K::kString, "", "",
-              "A chip of the failed cube (t<cube>_<x>_<y>_<z>); or give `cube`."),
+       {param("chip", K::kString, "none", "",
+              "A chip of the failed cube (t<cube>_<x>_<y>_<z>); none: give `cube`."),
         param("cube", K::kInt, "-1", "cube", "The failed cube's number (-1: the cube of `chip`).",
               -1, 4096),
         at_spec(),
@@ -382,7 +382,7 @@ class Loader {
       failed_.assign(size_t(cubes_), 0);
     }
     int f = int(p.integer("cube"));
-    const std::string& chip = p.str("chip");
+    const std::string chip = p.str("chip") == "none" ? std::string() : p.str("chip");
     if ((f >= 0) == !chip.empty())
       p.fail(f >= 0 ? "cube" : "chip", "give the failed cube by `chip` or by `cube` (one of them)",
              "e.g. {type: cube_fail, chip: t1_0_0_0, at: 20us}");
@@ -479,6 +479,16 @@ class Loader {
                            "fidelity flow",
                            "use fidelity packet or transaction, or remove the faults section");
     const WorkloadSpec& w = s_.workload;
+    // cube_fail halts and reruns the size sweep's running collective (CollectiveEngine).
+    if (!s_.faults.bypasses.empty() && w.type != "allreduce_sweep" && w.type != "collective_sweep")
+      src_.workload.fail("type",
+                         "cube_fail is modelled with the size sweeps (allreduce_sweep, "
+                         "collective_sweep), not with workload type " + w.type,
+                         "use a size sweep, or remove the cube_fail event");
+    if (!s_.faults.bypasses.empty() && w.protocol_model())
+      src_.workload.fail("sync",
+                         "cube_fail with sync: fence_flag (the protocol model) is not modelled",
+                         "use sync: data, or remove the cube_fail event");
     if (coll::uses_nvls_switches(w.algorithm))
       src_.workload.fail("algorithm",
                          "faults with in-switch (NVLS) collectives are not modelled (" +
