@@ -306,6 +306,32 @@ void FaultManager::reconfigure(int event, int r) {
     routed_down_[size_t(l)] = 1;
   }
   e.changed_ports = int(e.changed.size());
+  // Immediate switch: the mirrors move now. What a changed circuit's sender had put into
+  // it and that had not all passed the mirrors is cut (taken from the far receiver's
+  // arrivals, credits back to the sender) and recovered by the link's protocol as a link
+  // failure's cut is.
+  std::vector<Port*> senders;
+  if (rc.immediate) {
+    last = t;
+    const auto device_side = [&](int port) -> Port* {
+      const int l = port_link_[size_t(port_link_base_[size_t(rc.device)] + port)];
+      if (l < 0) return nullptr;
+      return &sys_.link_port(l, sys_.graph().links[size_t(l)].a.device == rc.device ? 1 : 0);
+    };
+    for (int p : e.changed) {
+      const int o = old[size_t(p)];
+      Port* s = device_side(p);
+      Port* far = o >= 0 ? device_side(o) : nullptr;
+      if (!s || !far) continue;
+      const uint64_t bytes0 = s->fault_counters().cut_payload_bytes;
+      const uint64_t n = s->cut_circuit(*far, ocs.pass_latency_ps());
+      if (n == 0) continue;
+      ocs.forget_owed(o, n);
+      e.cut += n;
+      e.cut_bytes += s->fault_counters().cut_payload_bytes - bytes0;
+      senders.push_back(s);
+    }
+  }
   ocs.go_dark(e.changed);
   e.drain_ps = last - t;
   e.dark_from_ps = last;
@@ -314,6 +340,12 @@ void FaultManager::reconfigure(int event, int r) {
   sys_.install_routes(routed_down_);
   if (recomputed_ps_.size() < 1000) recomputed_ps_.push_back(t);
   ++recomputations_;
+  // What link-level replay kept of the cut goes back to its device, which sends it on the
+  // new routes (not on the same fibre: its circuit now leads elsewhere).
+  for (Port* s : senders) {
+    e.rerouted += s->held();
+    s->recover_held();
+  }
   reconf_due_.emplace(e.dark_until_ps, event);
   Scheduler::instance().set(reconf_alarm_, reconf_due_.begin()->first);
 }

@@ -268,6 +268,7 @@ class Loader {
       OcsReconfig rc;
       rc.device = d->second;
       rc.dark_ps = o.reconfiguration_ps;
+      rc.immediate = o.immediate();
       const int bad = circuit_map(pairs, o.ports, rc.map);
       if (bad >= 0) {
         const int64_t x = pairs[size_t(bad)];
@@ -432,6 +433,7 @@ class Loader {
       OcsReconfig rc;
       rc.device = pod_switches_[k];
       rc.dark_ps = s_.type_of(rc.device).get<OcsParams>().reconfiguration_ps;
+      rc.immediate = s_.type_of(rc.device).get<OcsParams>().immediate();
       rc.map = next;
       dark = std::max(dark, rc.dark_ps);
       map = next;

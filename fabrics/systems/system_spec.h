@@ -54,6 +54,7 @@ struct OcsReconfig {
   int device = -1;
   std::vector<int> map;  // the new map: map[p] = joined port or -1 (dark)
   uint64_t dark_ps = 0;  // the switch's reconfiguration_time
+  bool immediate = false;  // reconfiguration_mode: immediate
 };
 // cube_fail (docs/optical.md, "Failure bypass"): a cube of a tpu_pod slice fails and a
 // spare cube takes its place in the torus through the optical circuit switches.

@@ -319,6 +319,62 @@ TEST(OcsReconfigure, WhenEveryCircuitChangesTrafficWaitsAndFollowsTheNewMap) {
   EXPECT_GT(j["stats"]["sw1.port[2]"]["rx_payload_bytes"].get<uint64_t>(), 0u);
 }
 
+// The immediate-switch option against drain-then-switch (the tests above): the same
+// reconfiguration on links with link-level replay (nvlink). The mirrors move at `at`, not
+// after the drain: the changed circuits are dark from exactly 100 us (drain mode: 100.27
+// us, the fibre plus the packet being serialised) for exactly 100 us. What the two
+// stopped senders had put into their circuits and had not passed the mirrors is cut: per
+// direction the packet being serialised plus those whose tails left in the last 250 ns
+// (fibre to the mirrors), 250 / 83.2 ns -> 3 or 4 packets; 4 KiB each. Each is taken from
+// the far receiver's arrivals, its credits go back, the replay hands it back to its
+// switch, which sends it over the unchanged circuit: nothing is lost, every byte is
+// delivered exactly once, every credit is back (the end-of-run checks, exit 0). The
+// resend costs time: the sendrecv takes longer than with drain-then-switch (391.87 us)
+// although its circuits are lit 0.27 us sooner.
+TEST(OcsReconfigure, ImmediateSwitchCutsWhatHadNotPassedTheMirrorsAndLosesNothing) {
+  std::vector<std::string> args = {"--set", "device_types.ocs.reconfiguration_mode=immediate"};
+  for (const char* k : {"link_types.fibre", "link_types.local", "device_types.chip",
+                        "device_types.router", "device_types.ocs"})
+    args.insert(args.end(), {"--set", std::string(k) + ".protocol=nvlink"});
+  const nlohmann::json j = run_args(args, "reconf_immediate");
+  const nlohmann::json& c = j["checks"];
+  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_lost"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), 2 * 33554432u);
+  EXPECT_EQ(c["payload_bytes_delivered"].get<uint64_t>(), 2 * 33554432u);
+  const nlohmann::json& e = j["faults"]["events"][0];
+  EXPECT_EQ(e["drain_ps"].get<uint64_t>(), 0u);
+  EXPECT_EQ(e["dark_from_ps"].get<uint64_t>(), 100'000'000u);
+  EXPECT_EQ(e["dark_until_ps"].get<uint64_t>(), 200'000'000u);
+  const uint64_t cut = e["cut_transactions"].get<uint64_t>();
+  EXPECT_GE(cut, 2 * 3u);
+  EXPECT_LE(cut, 2 * 4u);
+  EXPECT_EQ(e["cut_payload_bytes"].get<uint64_t>(), cut * 4096);
+  EXPECT_EQ(e["rerouted_after_detection"].get<uint64_t>(), cut);  // sent again, other route
+  EXPECT_EQ(e["lost_transactions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["faults"]["cut_transactions"].get<uint64_t>(), cut);
+  const double t = j["rows"][0]["time_us"].get<double>();
+  EXPECT_GT(t, 391.87);
+  // The closed form of the drain test with the new map lit at 200 us, plus the cut bytes
+  // sent again over one circuit: within 0.5%.
+  const double at = 100e-6, lit = 200e-6, b2 = 2 * kCircuitBps;
+  const double closed = (lit + (kBytes - b2 * at - kCircuitBps * (lit - at)) / b2) * 1e6 +
+                        double(cut) * 4096 / kCircuitBps * 1e6 / 2;
+  EXPECT_NEAR(t / closed, 1.0, 0.005) << closed;
+}
+
+// With generic links (no link-level replay, no end-to-end retransmission) what an
+// immediate switch cuts is lost for good: the run stops with exit 2 and says so.
+TEST(OcsReconfigure, ImmediateSwitchOnGenericLinksLosesTheCutForGoodAndSaysSo) {
+  testing::internal::CaptureStderr();
+  const int rc = app_main({"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/ocs_reconfigure.yaml",
+                           "--set", "device_types.ocs.reconfiguration_mode=immediate", "--quiet"});
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(rc, 2);
+  EXPECT_NE(err.find("were lost for good"), std::string::npos) << err;
+  EXPECT_NE(err.find("link to ocs0.port[1] down"), std::string::npos) << err;
+}
+
 // Acceptance 4, the watchdog option: the torus's routers route shortest paths with no
 // dimension order, datelines or virtual channels, so an all-to-all on 4x4x4 closes credit
 // cycles round the rings and deadlocks; the run stops with exit 3 naming the ports waiting
