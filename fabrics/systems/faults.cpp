@@ -36,7 +36,7 @@ cfg::TypeSpec section_spec() {
           "Failures injected at given simulated times (the `faults:` section): links, ports "
           "and switches going down (and up), flapping links, bit-error bursts; events: a "
           "list of maps with a `type` (describe link_down, port_down, link_flap, "
-          "switch_down, ber_burst).",
+          "switch_down, ber_burst, ocs_reconfigure, cube_fail).",
           {param("detection_time", K::kTime, "10us", "ns",
                  "From a link or switch changing state to every route being recomputed (link "
                  "training timeout, subnet manager sweep: an assumption). Until then traffic "
