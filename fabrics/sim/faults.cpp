@@ -37,6 +37,20 @@ FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemS
   action_alarm_ = Alarm{this, kAction};
   detect_alarm_ = Alarm{this, kDetect};
   reconf_alarm_ = Alarm{this, kReconfigured};
+  bypass_alarm_ = Alarm{this, kBypass};
+  // cube_fail: each switch's reconfiguration is accounted as an event of its own, after
+  // the plan's.
+  bypass_of_sub_.assign(ev_.size(), -1);
+  for (size_t b = 0; b < plan_.bypasses.size(); ++b) {
+    Bypass x;
+    x.sub_base = int(ev_.size());
+    for (size_t k = 0; k < plan_.bypasses[b].reconfigs.size(); ++k) bypass_of_sub_.push_back(int(b));
+    ev_.resize(ev_.size() + plan_.bypasses[b].reconfigs.size());
+    bypass_.push_back(x);
+  }
+  for (const FaultAction& a : plan_.actions)
+    if (a.kind == FaultAction::kCubeFail) bypass_[size_t(a.target)].event = a.event;
+  if (!plan_.bypasses.empty()) sys_.engine().keep_inputs(true);
   retransmit_ = std::make_unique<TimerQueue>("retransmit", [this](uint64_t) {
     Packet* p = retransmit_q_.pop();
     ++retransmitted_;
@@ -57,6 +71,18 @@ void FaultManager::wake(uint32_t what) {
   if (over_ || (done_ && done_())) return;  // the workload is over: nothing left to disturb
   if (what == kDetect) {
     detect();
+    return;
+  }
+  if (what == kBypass) {
+    while (!bypass_due_.empty() && bypass_due_.begin()->first <= t) {
+      const int b = bypass_due_.begin()->second;
+      bypass_due_.erase(bypass_due_.begin());
+      if (bypass_[size_t(b)].step == 0)
+        bypass_step(b);
+      else
+        bypass_resume(b);
+    }
+    if (!bypass_due_.empty()) Scheduler::instance().set(bypass_alarm_, bypass_due_.begin()->first);
     return;
   }
   if (what == kReconfigured) {
@@ -167,6 +193,10 @@ void FaultManager::apply(const FaultAction& a) {
     reconfigure(a.event, a.target);
     return;
   }
+  if (a.kind == FaultAction::kCubeFail) {
+    cube_fail(a.event, a.target);
+    return;
+  }
   current_ = a.event;
   EventStats& e = ev_[size_t(a.event)];
   if (e.first_ps == UINT64_MAX) e.first_ps = Scheduler::now();
@@ -192,6 +222,7 @@ void FaultManager::apply(const FaultAction& a) {
       for (int l : sys_.links_of(a.target)) set_link(l, false, a.event);
       break;
     case FaultAction::kReconfigure:
+    case FaultAction::kCubeFail:
       break;  // above
     case FaultAction::kBer: {
       Port& p0 = sys_.link_port(a.target, 0);
@@ -275,6 +306,32 @@ void FaultManager::reconfigure(int event, int r) {
     routed_down_[size_t(l)] = 1;
   }
   e.changed_ports = int(e.changed.size());
+  // Immediate switch: the mirrors move now. What a changed circuit's sender had put into
+  // it and that had not all passed the mirrors is cut (taken from the far receiver's
+  // arrivals, credits back to the sender) and recovered by the link's protocol as a link
+  // failure's cut is.
+  std::vector<Port*> senders;
+  if (rc.immediate) {
+    last = t;
+    const auto device_side = [&](int port) -> Port* {
+      const int l = port_link_[size_t(port_link_base_[size_t(rc.device)] + port)];
+      if (l < 0) return nullptr;
+      return &sys_.link_port(l, sys_.graph().links[size_t(l)].a.device == rc.device ? 1 : 0);
+    };
+    for (int p : e.changed) {
+      const int o = old[size_t(p)];
+      Port* s = device_side(p);
+      Port* far = o >= 0 ? device_side(o) : nullptr;
+      if (!s || !far) continue;
+      const uint64_t bytes0 = s->fault_counters().cut_payload_bytes;
+      const uint64_t n = s->cut_circuit(*far, ocs.pass_latency_ps());
+      if (n == 0) continue;
+      ocs.forget_owed(o, n);
+      e.cut += n;
+      e.cut_bytes += s->fault_counters().cut_payload_bytes - bytes0;
+      senders.push_back(s);
+    }
+  }
   ocs.go_dark(e.changed);
   e.drain_ps = last - t;
   e.dark_from_ps = last;
@@ -283,6 +340,12 @@ void FaultManager::reconfigure(int event, int r) {
   sys_.install_routes(routed_down_);
   if (recomputed_ps_.size() < 1000) recomputed_ps_.push_back(t);
   ++recomputations_;
+  // What link-level replay kept of the cut goes back to its device, which sends it on the
+  // new routes (not on the same fibre: its circuit now leads elsewhere).
+  for (Port* s : senders) {
+    e.rerouted += s->held();
+    s->recover_held();
+  }
   reconf_due_.emplace(e.dark_until_ps, event);
   Scheduler::instance().set(reconf_alarm_, reconf_due_.begin()->first);
 }
@@ -325,6 +388,133 @@ void FaultManager::reconfigured(int event) {
   const std::vector<std::pair<int, int>> waiting = std::move(reconf_wait_[rc.device]);
   reconf_wait_.erase(rc.device);
   for (const auto& [ev, r] : waiting) reconfigure(ev, r);
+  if (bypass_of_sub_[size_t(event)] >= 0) bypass_lit(bypass_of_sub_[size_t(event)]);
+}
+
+// The failure: the job stops now. The collective's ops start no more (its deliveries are
+// ignored), every DMA abandons what it had not cut into transactions; what is on the wire
+// and in the routers drains to its destination (the fabric is lossless and the generic
+// protocol has no end-to-end retransmission: dropping it would lose it for good; it is
+// discarded on arrival, and the collective is run again from its inputs).
+void FaultManager::cube_fail(int event, int b) {
+  Bypass& x = bypass_[size_t(b)];
+  EventStats& e = ev_[size_t(event)];
+  const uint64_t t = Scheduler::now();
+  e.first_ps = t;
+  ++e.actions;
+  x.event = event;
+  x.failed_ps = t;
+  x.halted_a_collective = sys_.engine().busy();
+  x.ignored0 = sys_.engine().ignored_deliveries();
+  sys_.engine().halt();
+  for (const std::unique_ptr<DeviceModel>& d : sys_.devices())
+    if (Endpoint* ep = dynamic_cast<Endpoint*>(d.get())) x.abandoned_bytes += ep->abandon_queued();
+  x.sunk0 = sys_.payload_sunk();
+  bypass_due_.emplace(t + plan_.detection_ps, b);
+  Scheduler::instance().set(bypass_alarm_, bypass_due_.begin()->first);
+}
+
+bool FaultManager::quiet() const {
+  for (const std::unique_ptr<DeviceModel>& d : sys_.devices())
+    if (const Endpoint* ep = dynamic_cast<const Endpoint*>(d.get()))
+      if (ep->sending()) return false;
+  return sys_.payload_sourced() == sys_.payload_sunk();
+}
+
+// Detected: the controller reconfigures every switch of the pod once nothing of the
+// stopped job is in flight (checked every 100 ns after the detection time; the wait is
+// reported as drain_wait_ps and adds to the downtime).
+void FaultManager::bypass_step(int b) {
+  Bypass& x = bypass_[size_t(b)];
+  const uint64_t t = Scheduler::now();
+  if (x.detected_ps == 0) x.detected_ps = t;
+  if (!quiet()) {
+    bypass_due_.emplace(t + 100'000, b);
+    return;
+  }
+  x.quiet_ps = t;
+  x.drained_bytes = sys_.payload_sunk() - x.sunk0;
+  for (const std::unique_ptr<DeviceModel>& d : sys_.devices())
+    if (Endpoint* ep = dynamic_cast<Endpoint*>(d.get())) x.partial_bytes += ep->discard_partial();
+  x.ignored_msgs = sys_.engine().ignored_deliveries() - x.ignored0;
+  x.step = 1;
+  const CubeBypass& cb = plan_.bypasses[size_t(b)];
+  x.pending = int(cb.reconfigs.size());
+  for (size_t k = 0; k < cb.reconfigs.size(); ++k)
+    reconfigure(x.sub_base + int(k), cb.reconfigs[k]);
+}
+
+void FaultManager::bypass_lit(int b) {
+  Bypass& x = bypass_[size_t(b)];
+  x.lit_ps = std::max(x.lit_ps, Scheduler::now());
+  if (--x.pending > 0) return;
+  x.step = 2;
+  bypass_due_.emplace(x.lit_ps + plan_.bypasses[size_t(b)].restart_ps, b);
+  Scheduler::instance().set(bypass_alarm_, bypass_due_.begin()->first);
+}
+
+// The job runs again: the failed cube's ranks on the spare's chips (same place in the
+// cube, so the same place in the torus), the collective from its start.
+void FaultManager::bypass_resume(int b) {
+  Bypass& x = bypass_[size_t(b)];
+  const CubeBypass& cb = plan_.bypasses[size_t(b)];
+  CollectiveEngine& eng = sys_.engine();
+  std::vector<RankIo*> ranks;
+  for (size_t r = 0; r < sys_.ranks().size(); ++r) {
+    RankIo* io = eng.rank_io(int(r));
+    for (const auto& [from, to] : cb.moves)
+      if (io->id() == uint32_t(from)) io = sys_.endpoint(uint32_t(to));
+    ranks.push_back(io);
+  }
+  x.resumed_ps = Scheduler::now();
+  x.step = 3;
+  eng.resume(ranks);
+}
+
+nlohmann::json FaultManager::bypass_json(int b) const {
+  const Bypass& x = bypass_[size_t(b)];
+  const CubeBypass& cb = plan_.bypasses[size_t(b)];
+  nlohmann::json j;
+  j["failed_cube"] = cb.failed_cube;
+  j["spare_cube"] = cb.spare_cube;
+  j["halted_a_collective"] = x.halted_a_collective;
+  j["abandoned_payload_bytes"] = x.abandoned_bytes;
+  j["drained_payload_bytes"] = x.drained_bytes;
+  j["discarded_messages"] = x.ignored_msgs;
+  j["discarded_partial_payload_bytes"] = x.partial_bytes;
+  j["detected_ps"] = x.detected_ps;
+  j["drain_wait_ps"] = x.quiet_ps ? x.quiet_ps - x.detected_ps : 0;
+  uint64_t from = UINT64_MAX, until = 0;
+  int changed = 0;
+  nlohmann::json maps = nlohmann::json::object();
+  for (size_t k = 0; k < cb.reconfigs.size(); ++k) {
+    const EventStats& e = ev_[size_t(x.sub_base) + k];
+    if (e.dark_from_ps != UINT64_MAX) from = std::min(from, e.dark_from_ps);
+    if (e.dark_until_ps != UINT64_MAX) until = std::max(until, e.dark_until_ps);
+    changed += e.changed_ports;
+    const OcsReconfig& rc = plan_.reconfigs[size_t(cb.reconfigs[k])];
+    nlohmann::json pairs = nlohmann::json::array();
+    for (size_t q = 0; q < rc.map.size(); ++q)
+      if (rc.map[q] > int(q)) pairs.push_back({int(q), rc.map[q]});
+    maps[sys_.graph().devices[size_t(rc.device)].name] = pairs;
+  }
+  j["switches_reconfigured"] = cb.reconfigs.size();
+  j["changed_ports"] = changed;
+  if (from != UINT64_MAX) {
+    j["dark_from_ps"] = from;
+    j["dark_until_ps"] = until;
+  }
+  j["restart_time_ps"] = cb.restart_ps;
+  j["resumed"] = x.resumed_ps != UINT64_MAX;
+  if (x.resumed_ps != UINT64_MAX) {
+    j["resumed_ps"] = x.resumed_ps;
+    j["downtime_ps"] = x.resumed_ps - x.failed_ps;
+  }
+  nlohmann::json moves = nlohmann::json::array();
+  for (const auto& [from_id, to_id] : cb.moves) moves.push_back({from_id, to_id});
+  j["moved_endpoints"] = moves;
+  j["new_circuits"] = maps;
+  return j;
 }
 
 // The changes detected by now become the routes' view; every device gets new routes, then
@@ -459,7 +649,7 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
   j["route_recomputations_ps"] = recomputed_ps_;
   const uint64_t now = Scheduler::now();
   nlohmann::json events = nlohmann::json::array();
-  for (size_t i = 0; i < ev_.size(); ++i) {
+  for (size_t i = 0; i < plan_.events.size(); ++i) {
     const EventStats& e = ev_[i];
     nlohmann::json x;
     x["event"] = plan_.events[i];
@@ -511,6 +701,9 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
       x["lit_again"] = e.up_ps != UINT64_MAX;
       if (e.up_ps != UINT64_MAX) x["unchanged_circuits_passed_payload_bytes"] = e.unchanged_bytes;
     }
+    for (size_t b = 0; b < bypass_.size(); ++b)
+      if (bypass_[b].event == int(i) && bypass_[b].failed_ps != UINT64_MAX)
+        x["bypass"] = bypass_json(int(b));
     if (e.ber_link >= 0) {
       uint64_t crc = e.crc_errors, replays = e.replays, retry = e.retry_ps;
       if (e.in_burst) burst_counts(e, crc, replays, retry);
@@ -546,7 +739,7 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
 std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& windows) const {
   std::vector<std::string> out;
   const uint64_t now = Scheduler::now();
-  for (size_t i = 0; i < ev_.size(); ++i) {
+  for (size_t i = 0; i < plan_.events.size(); ++i) {
     const EventStats& e = ev_[i];
     std::string s = "# fault " + std::to_string(i) + ": " + plan_.events[i];
     if (e.first_ps == UINT64_MAX) {
@@ -599,6 +792,22 @@ std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& w
                                  std::to_string(e.unchanged_bytes) + " B meanwhile"
                            : " (the workload finished first)"));
     }
+    for (size_t b = 0; b < bypass_.size(); ++b) {
+      const Bypass& x = bypass_[b];
+      if (x.event != int(i) || x.failed_ps == UINT64_MAX) continue;
+      std::string t = std::string(x.halted_a_collective ? "the collective stopped" : "the job stopped") +
+                      " (" + std::to_string(x.abandoned_bytes) + " B abandoned in the DMAs, " +
+                      std::to_string(x.drained_bytes) + " B drained and discarded)";
+      if (x.detected_ps) t += ", detected at " + us_text(x.detected_ps);
+      if (x.quiet_ps > x.detected_ps) t += ", drained " + us_text(x.quiet_ps - x.detected_ps) + " later";
+      if (x.step >= 2) t += ", the new circuits lit at " + us_text(x.lit_ps);
+      if (x.resumed_ps != UINT64_MAX)
+        t += ", running again on the spare at " + us_text(x.resumed_ps) + ": downtime " +
+             us_text(x.resumed_ps - x.failed_ps);
+      else
+        t += " (not running again when the run ended)";
+      parts.push_back(t);
+    }
     if (e.ber_link >= 0) {
       uint64_t crc = e.crc_errors, replays = e.replays, retry = e.retry_ps;
       if (e.in_burst) burst_counts(e, crc, replays, retry);
@@ -635,7 +844,11 @@ std::string FaultManager::unfinished_reason() const {
   size_t ndown = 0;
   for (size_t l = 0; l < down_count_.size(); ++l) {
     if (down_count_[l] == 0) continue;
-    if (blame < 0) blame = down_by_event_[l];
+    if (blame < 0) {
+      blame = down_by_event_[l];
+      if (blame >= int(plan_.events.size()))  // a switch of a cube_fail: the failure
+        blame = bypass_[size_t(bypass_of_sub_[size_t(blame)])].event;
+    }
     if (++ndown <= 4) down += (down.empty() ? "" : ", ") + sys_.link_name(int(l));
   }
   if (ndown > 4) down += " and " + std::to_string(ndown - 4) + " more";

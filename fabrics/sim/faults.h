@@ -82,7 +82,7 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   std::string unfinished_reason() const;
 
  private:
-  enum : uint32_t { kAction, kDetect, kReconfigured };
+  enum : uint32_t { kAction, kDetect, kReconfigured, kBypass };
   // What one event of the plan did (an event may be several actions: a flap).
   struct EventStats {
     uint64_t first_ps = UINT64_MAX;  // when its first action was played (MAX: never)
@@ -140,6 +140,31 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   void reconfigure(int event, int r);
   void reconfigured(int event);
   uint64_t unchanged_passed(const EventStats& e) const;
+  // cube_fail (docs/optical.md, "Failure bypass"): at the failure the job stops; after the
+  // detection time, once nothing is in flight, every switch of the pod takes its new map;
+  // restart_time after the last is lit the ranks of the failed cube run on the spare's
+  // chips and the collective starts again.
+  void cube_fail(int event, int b);
+  void bypass_step(int b);   // detected (or still draining): reconfigure when quiet
+  void bypass_lit(int b);    // one more switch lit
+  void bypass_resume(int b);
+  bool quiet() const;        // nothing of the stopped job in flight
+  nlohmann::json bypass_json(int b) const;
+  struct Bypass {
+    int event = -1;
+    int sub_base = 0;              // ev_ index of its first switch's reconfiguration
+    int pending = 0;               // switches not lit yet
+    int step = 0;                  // 0: failed, 1: reconfiguring, 2: restarting, 3: resumed
+    bool halted_a_collective = false;
+    uint64_t failed_ps = UINT64_MAX, detected_ps = 0, quiet_ps = 0, lit_ps = 0;
+    uint64_t resumed_ps = UINT64_MAX;
+    uint64_t abandoned_bytes = 0, sunk0 = 0, drained_bytes = 0, partial_bytes = 0;
+    uint64_t ignored0 = 0, ignored_msgs = 0;
+  };
+  std::vector<Bypass> bypass_;               // per FaultPlan::bypasses
+  std::vector<int> bypass_of_sub_;           // per ev_ index: its bypass, or -1
+  std::multimap<uint64_t, int> bypass_due_;  // time -> bypass to step
+  Alarm bypass_alarm_;
 
   System& sys_;
   const FaultPlan& plan_;

@@ -36,7 +36,7 @@ cfg::TypeSpec section_spec() {
           "Failures injected at given simulated times (the `faults:` section): links, ports "
           "and switches going down (and up), flapping links, bit-error bursts; events: a "
           "list of maps with a `type` (describe link_down, port_down, link_flap, "
-          "switch_down, ber_burst).",
+          "switch_down, ber_burst, ocs_reconfigure, cube_fail).",
           {param("detection_time", K::kTime, "10us", "ns",
                  "From a link or switch changing state to every route being recomputed (link "
                  "training timeout, subnet manager sweep: an assumption). Until then traffic "
@@ -91,7 +91,26 @@ std::vector<cfg::TypeSpec> event_specs() {
         at_spec(),
         param("circuits", K::kIntList, "", "port pairs",
               "The whole new circuit map as pairs [a0, b0, a1, b1, ...]; a port in no pair "
-              "is dark afterwards.")}}};
+              "is dark afterwards.")}},
+      {"cube_fail",
+       "A cube of a tpu_pod slice fails (a chip or its host; fault event): the job stops at "
+       "`at` (queued data is abandoned, what is on the wire drains and is discarded), the "
+       "failure is detected after the section's detection_time, the optical circuit "
+       "switches take new maps that put the lowest-numbered spare cube in the failed "
+       "cube's place in the torus (the failed cube's ranks move to the spare's chips), "
+       "their changed circuits are dark for reconfiguration_time, and restart_time after "
+       "they are lit the collective runs again from its start (docs/optical.md, "
+       "\"Failure bypass\").",
+       {param("chip", K::kString, "none", "",
+              "A chip of the failed cube (t<cube>_<x>_<y>_<z>); none: give `cube`."),
+        param("cube", K::kInt, "-1", "cube", "The failed cube's number (-1: the cube of `chip`).",
+              -1, 4096),
+        at_spec(),
+        param("restart_time", K::kTime, "0ns", "ns",
+              "The job's own restart cost once the new circuits are lit (reloading the "
+              "checkpoint, re-initialising the runtime): an assumption; 0 counts only the "
+              "fabric's part of the downtime.",
+              0, limits::kMaxTimePs)}}};
 }
 
 class Loader {
@@ -123,6 +142,12 @@ class Loader {
     if (events.size() == 0)
       cfg::fail(src_.file, events, "faults.events", "the list of fault events is empty", example);
     for (size_t i = 0; i < events.size(); ++i) resolved["events"].push_back(event(events[i], i));
+    if (!plan.bypasses.empty())
+      for (const FaultAction& a : plan.actions)
+        if (a.kind != FaultAction::kCubeFail)
+          cfg::fail(src_.file, events[size_t(a.event)], "faults.events[" + std::to_string(a.event) + "]",
+                    "cube_fail with other fault events in one plan is not modelled",
+                    "give cube_fail events alone");
     std::stable_sort(plan.actions.begin(), plan.actions.end(),
                      [](const FaultAction& a, const FaultAction& b) { return a.at_ps < b.at_ps; });
     s_.resolved["faults"] = resolved;
@@ -243,6 +268,7 @@ class Loader {
       OcsReconfig rc;
       rc.device = d->second;
       rc.dark_ps = o.reconfiguration_ps;
+      rc.immediate = o.immediate();
       const int bad = circuit_map(pairs, o.ports, rc.map);
       if (bad >= 0) {
         const int64_t x = pairs[size_t(bad)];
@@ -275,6 +301,8 @@ class Loader {
       text = "ocs_reconfigure " + name + " at " + format_time_ps(at) + " (" +
              std::to_string(pairs.size() / 2) + " circuits, dark " +
              format_time_ps(o.reconfiguration_ps) + ")";
+    } else if (type == "cube_fail") {
+      text = cube_fail(p, at, e, add);
     } else {  // ber_burst
       const int l = link_of(p, "link");
       const LinkParams& lp = s_.link_types.at(s_.graph.links[size_t(l)].type);
@@ -330,6 +358,106 @@ class Loader {
     return l->second;
   }
 
+  // cube_fail: the pod's switches (devices with a circuit map named ocs_*), the failed
+  // cube, the spare that replaces it, the switches' new maps (from the maps the earlier
+  // failures left) and the chips that change places.
+  template <typename Add>
+  std::string cube_fail(const cfg::Params& p, uint64_t at, int e, const Add& add) {
+    FaultPlan& plan = s_.faults;
+    const topo::Graph& g = s_.graph;
+    if (pod_switches_.empty()) {
+      for (size_t d = 0; d < g.devices.size(); ++d)
+        if (!g.devices[d].circuit.empty() && g.devices[d].name.rfind("ocs_", 0) == 0) {
+          pod_switches_.push_back(int(d));
+          maps_.push_back(g.devices[d].circuit);
+        }
+      if (pod_switches_.empty())
+        p.fail("at", "cube_fail needs a tpu_pod topology (cubes joined by optical circuit "
+                     "switches); this system has none",
+               "use topology type tpu_pod, or another fault type");
+      for (int l = 0; l < int(g.links.size()); ++l)
+        if (g.links[size_t(l)].a.device == pod_switches_[0] ||
+            g.links[size_t(l)].b.device == pod_switches_[0])
+          ++cubes_;
+      cubes_ /= 2;  // two fibres (the + and - faces) per cube on every switch
+      failed_.assign(size_t(cubes_), 0);
+    }
+    int f = int(p.integer("cube"));
+    const std::string chip = p.str("chip") == "none" ? std::string() : p.str("chip");
+    if ((f >= 0) == !chip.empty())
+      p.fail(f >= 0 ? "cube" : "chip", "give the failed cube by `chip` or by `cube` (one of them)",
+             "e.g. {type: cube_fail, chip: t1_0_0_0, at: 20us}");
+    if (f < 0) {
+      static const std::regex kChip(R"(t([0-9]{1,4})_[0-9]+_[0-9]+_[0-9]+)");
+      std::smatch m;
+      if (!std::regex_match(chip, m, kChip) || !g.by_name.count(chip))
+        p.fail("chip", "'" + chip + "' is not a chip of the pod",
+               "name a chip t<cube>_<x>_<y>_<z>, e.g. t1_0_0_0");
+      f = std::stoi(m[1].str());
+    }
+    if (f >= cubes_)
+      p.fail("cube", "cube " + std::to_string(f) + " is not in the pod",
+             "cubes are 0.." + std::to_string(cubes_ - 1));
+    const std::vector<int>& m0 = maps_[0];
+    if (failed_[size_t(f)] || m0[size_t(2 * f)] < 0)
+      p.fail(chip.empty() ? "cube" : "chip",
+             "cube " + std::to_string(f) + (failed_[size_t(f)] ? " has failed already"
+                                                                : " is not in the slice (a spare)"),
+             "fail a cube the slice uses");
+    if (!plan.bypasses.empty() && at < bypass_over_)
+      p.fail("at", "at " + format_time_ps(at) + " comes before the previous cube_fail's job is "
+                   "running again (" + format_time_ps(bypass_over_) + ")",
+             "one failure at a time: give a later `at`");
+    int spare = -1;
+    for (int c = 0; c < cubes_ && spare < 0; ++c)
+      if (!failed_[size_t(c)] && m0[size_t(2 * c)] < 0) spare = c;
+    if (spare < 0)
+      p.fail("at", "no spare cube is left to replace cube " + std::to_string(f) + " (the pod's " +
+                       std::to_string(cubes_) + " cubes are in the slice or failed)",
+             "give the pod more cubes than the slice uses (topology.cubes)");
+    failed_[size_t(f)] = 1;
+    CubeBypass b;
+    b.failed_cube = f;
+    b.spare_cube = spare;
+    b.restart_ps = p.time_ps("restart_time");
+    // Ports 2f, 2f + 1 (the failed cube's + and - faces) hand their circuits to 2s, 2s + 1.
+    const auto to = [&](int q) {
+      return q / 2 == f ? 2 * spare + q % 2 : q;
+    };
+    uint64_t dark = 0;
+    for (size_t k = 0; k < pod_switches_.size(); ++k) {
+      std::vector<int>& map = maps_[k];
+      std::vector<int> next(map.size(), -1);
+      for (size_t q = 0; q < map.size(); ++q)
+        if (map[q] >= 0) next[size_t(to(int(q)))] = to(map[q]);
+      OcsReconfig rc;
+      rc.device = pod_switches_[k];
+      rc.dark_ps = s_.type_of(rc.device).get<OcsParams>().reconfiguration_ps;
+      rc.immediate = s_.type_of(rc.device).get<OcsParams>().immediate();
+      rc.map = next;
+      dark = std::max(dark, rc.dark_ps);
+      map = next;
+      b.reconfigs.push_back(int(plan.reconfigs.size()));
+      plan.reconfigs.push_back(std::move(rc));
+    }
+    const std::string prefix = "t" + std::to_string(f) + "_";
+    for (const topo::Device& d : g.devices) {
+      if (!d.terminal || d.name.rfind(prefix, 0) != 0) continue;
+      const auto it = g.by_name.find("t" + std::to_string(spare) + "_" + d.name.substr(prefix.size()));
+      if (it == g.by_name.end()) continue;
+      b.moves.push_back({d.endpoint_id, g.devices[size_t(it->second)].endpoint_id});
+    }
+    bypass_over_ = at + plan.detection_ps + dark + b.restart_ps;
+    add(at, FaultAction::kCubeFail, int(plan.bypasses.size()));
+    plan.bypasses.push_back(std::move(b));
+    (void)e;
+    return "cube_fail cube " + std::to_string(f) + (chip.empty() ? "" : " (" + chip + ")") +
+           " at " + format_time_ps(at) + ": spare cube " + std::to_string(spare) +
+           " takes its place (" + std::to_string(pod_switches_.size()) +
+           " switches reconfigured, dark " + format_time_ps(dark) + ", restart " +
+           format_time_ps(plan.bypasses.back().restart_ps) + ")";
+  }
+
   bool on_circuit_switch(int device) const {
     return s_.type_of(device).kind->name == "optical_circuit_switch";
   }
@@ -353,6 +481,16 @@ class Loader {
                            "fidelity flow",
                            "use fidelity packet or transaction, or remove the faults section");
     const WorkloadSpec& w = s_.workload;
+    // cube_fail halts and reruns the size sweep's running collective (CollectiveEngine).
+    if (!s_.faults.bypasses.empty() && w.type != "allreduce_sweep" && w.type != "collective_sweep")
+      src_.workload.fail("type",
+                         "cube_fail is modelled with the size sweeps (allreduce_sweep, "
+                         "collective_sweep), not with workload type " + w.type,
+                         "use a size sweep, or remove the cube_fail event");
+    if (!s_.faults.bypasses.empty() && w.protocol_model())
+      src_.workload.fail("sync",
+                         "cube_fail with sync: fence_flag (the protocol model) is not modelled",
+                         "use sync: data, or remove the cube_fail event");
     if (coll::uses_nvls_switches(w.algorithm))
       src_.workload.fail("algorithm",
                          "faults with in-switch (NVLS) collectives are not modelled (" +
@@ -377,6 +515,12 @@ class Loader {
   SystemSpec& s_;
   const SpecSources& src_;
   std::map<std::pair<int, int>, int> link_at_;  // (device, port) -> link index
+  // cube_fail: the pod's switches and their maps as the failures so far leave them.
+  std::vector<int> pod_switches_;
+  std::vector<std::vector<int>> maps_;
+  std::vector<char> failed_;
+  int cubes_ = 0;
+  uint64_t bypass_over_ = 0;
 };
 
 }  // namespace

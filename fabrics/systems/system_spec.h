@@ -40,11 +40,11 @@ const ParamBlock& simulation_params();
 // The `faults:` section (fabrics/systems/faults.cpp), as the timeline the fault manager
 // (fabrics/sim/faults.h) plays: primitive actions in time order.
 struct FaultAction {
-  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer, kReconfigure };
+  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer, kReconfigure, kCubeFail };
   uint64_t at_ps = 0;
   Kind kind = kLinkDown;
   int target = -1;  // graph link index (links, ber), device index (devices), or index in
-                    // FaultPlan::reconfigs (kReconfigure)
+                    // FaultPlan::reconfigs (kReconfigure), in FaultPlan::bypasses (kCubeFail)
   double ber = 0;   // kBer: the link's bit error rate from now on
   int event = -1;   // index in FaultPlan::events
 };
@@ -54,6 +54,17 @@ struct OcsReconfig {
   int device = -1;
   std::vector<int> map;  // the new map: map[p] = joined port or -1 (dark)
   uint64_t dark_ps = 0;  // the switch's reconfiguration_time
+  bool immediate = false;  // reconfiguration_mode: immediate
+};
+// cube_fail (docs/optical.md, "Failure bypass"): a cube of a tpu_pod slice fails and a
+// spare cube takes its place in the torus through the optical circuit switches.
+struct CubeBypass {
+  int failed_cube = -1, spare_cube = -1;
+  // Endpoint ids: each failed chip and the spare's chip at the same place in its cube
+  // (the ranks of the first move to the second).
+  std::vector<std::pair<int, int>> moves;
+  std::vector<int> reconfigs;  // indices in FaultPlan::reconfigs: the switches' new maps
+  uint64_t restart_ps = 0;     // the job's own restart cost once the new maps are lit
 };
 struct FaultPlan {
   uint64_t detection_ps = 0;   // a link or device changes state -> routes recomputed
@@ -62,7 +73,8 @@ struct FaultPlan {
   std::vector<std::string> events;   // per event: what it is, for reports
   std::vector<std::string> where;    // per event: "file:line:col: faults.events[i]"
   std::vector<char> replay_links;    // per graph link: bursts planned (replay buffer on)
-  std::vector<OcsReconfig> reconfigs;  // kReconfigure actions' targets
+  std::vector<OcsReconfig> reconfigs;  // kReconfigure actions' targets (and bypasses' maps)
+  std::vector<CubeBypass> bypasses;    // kCubeFail actions' targets
   bool any() const { return !actions.empty(); }
 };
 

@@ -13,40 +13,55 @@ CollectiveEngine::CollectiveEngine(sc_core::sc_module_name n, std::vector<RankIo
   delay_alarm_ = Alarm{this, 0};
   // Built here, during elaboration: SystemC refuses new modules once the simulation runs,
   // and a sweep starts its first collective (and its launch delay) from a process.
-  launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t) { launch(); });
+  launch_timer_ = std::make_unique<TimerQueue>("launch", [this](uint64_t epoch) {
+    if (epoch == epoch_) launch();
+  });
   uint32_t max_id = 0;
   for (RankIo* e : ranks_) max_id = std::max(max_id, e->id());
   rank_of_endpoint_.assign(max_id + 1, -1);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     const int rank = int(r);
     rank_of_endpoint_[ranks_[r]->id()] = rank;
-    ranks_[r]->on_delivery([this, rank](const RankIo::Delivery& d) { on_delivery(rank, d); });
-    ranks_[r]->on_sent([this](uint64_t msg_id, PacketKind kind) {
-      // Protocol acks and flags, and NVLS requests, complete no op when sent.
-      if (kind != PacketKind::kData && kind != PacketKind::kNvlsMcast) return;
-      auto it = send_of_msg_.find(msg_id);
-      FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
-      auto [rk, op] = it->second;
-      send_of_msg_.erase(it);
-      // Under the protocol model a Simple send completes when its fence retires (its ack),
-      // an LL/LL128 send at its channel-rate floor, a multicast store when its fence
-      // retires (its own replica back) and a multicast flag (op kNone) completes nothing.
-      if (!model_) {
-        op_done(rk, op);
-      } else if (kind == PacketKind::kData && (sched_.protocol != coll::Protocol::kSimple ||
-                                               st_[size_t(rk)].via_proxy[op])) {
-        send_done(rk, op);
-      }
-    });
+    attach(rank);
+    // Payload: the op, and in the upper 32 bits the attempt it belongs to.
     st_[r].reduce_timer = std::make_unique<TimerQueue>(
         ("reduce_" + std::to_string(r)).c_str(), [this, rank](uint64_t op) {
-          op_done(rank, uint32_t(op));
+          if (uint32_t(op >> 32) == epoch_) op_done(rank, uint32_t(op));
         });
     st_[r].compute_timer = std::make_unique<TimerQueue>(
         ("compute_" + std::to_string(r)).c_str(), [this, rank](uint64_t op) {
-          op_done(rank, uint32_t(op));
+          if (uint32_t(op >> 32) == epoch_) op_done(rank, uint32_t(op));
         });
   }
+}
+
+void CollectiveEngine::attach(int rank) {
+  ranks_[size_t(rank)]->on_delivery([this, rank](const RankIo::Delivery& d) {
+    if (halted_) {  // of an abandoned run: nobody waits for it
+      ++ignored_deliveries_;
+      ignored_bytes_ += d.bytes;
+      return;
+    }
+    on_delivery(rank, d);
+  });
+  ranks_[size_t(rank)]->on_sent([this](uint64_t msg_id, PacketKind kind) {
+    if (halted_) return;  // of an abandoned run
+    // Protocol acks and flags, and NVLS requests, complete no op when sent.
+    if (kind != PacketKind::kData && kind != PacketKind::kNvlsMcast) return;
+    auto it = send_of_msg_.find(msg_id);
+    FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
+    auto [rk, op] = it->second;
+    send_of_msg_.erase(it);
+    // Under the protocol model a Simple send completes when its fence retires (its ack),
+    // an LL/LL128 send at its channel-rate floor, a multicast store when its fence
+    // retires (its own replica back) and a multicast flag (op kNone) completes nothing.
+    if (!model_) {
+      op_done(rk, op);
+    } else if (kind == PacketKind::kData && (sched_.protocol != coll::Protocol::kSimple ||
+                                             st_[size_t(rk)].via_proxy[op])) {
+      send_done(rk, op);
+    }
+  });
 }
 
 void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
@@ -56,6 +71,12 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   on_done_ = std::move(on_done);
   running_ = true;
   if (observer_) observer_->started(sched_, sc_core::sc_time_stamp().value());
+  if (keep_inputs_ && functional()) inputs_ = data_;
+  if (halted_) return;  // held until resume()
+  begin();
+}
+
+void CollectiveEngine::prepare() {
   ranks_left_ = 0;
   model_ = protocol_model_ && (sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple);
   for (RankIo* e : ranks_) e->set_interleave(model_);
@@ -82,6 +103,10 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
     if (n) ++ranks_left_;
   }
   mark_slot_receives();
+}
+
+void CollectiveEngine::begin() {
+  prepare();
   if (ranks_left_ == 0) {
     running_ = false;
     if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
@@ -92,7 +117,38 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
     launch();
     return;
   }
-  launch_timer_->at(sc_core::sc_time_stamp().value() + sync_.launch_latency_ps, 0);
+  launch_timer_->at(sc_core::sc_time_stamp().value() + sync_.launch_latency_ps, epoch_);
+}
+
+void CollectiveEngine::halt() {
+  FABRICSIM_ASSERT(!halted_, "engine: halted twice");
+  FABRICSIM_ASSERT(!model_, "engine: a failure bypass under the protocol model is not modelled");
+  halted_ = true;
+  ++epoch_;
+  send_of_msg_.clear();
+  in_flight_data_.clear();
+  delayed_.clear();
+  for (RankState& st : st_) {
+    st.waiting_recv.clear();
+    st.arrived.clear();
+  }
+}
+
+void CollectiveEngine::resume(const std::vector<RankIo*>& ranks) {
+  FABRICSIM_ASSERT(halted_ && ranks.size() == ranks_.size(), "engine: resume without halt");
+  uint32_t max_id = 0;
+  for (RankIo* e : ranks) max_id = std::max(max_id, e->id());
+  rank_of_endpoint_.assign(max_id + 1, -1);
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    const bool moved = ranks[r] != ranks_[r];
+    ranks_[r] = ranks[r];
+    rank_of_endpoint_[ranks[r]->id()] = int(r);
+    if (moved) attach(int(r));
+  }
+  halted_ = false;
+  if (!running_) return;  // the next schedule starts as usual
+  if (functional() && !inputs_.empty()) data_ = inputs_;
+  begin();
 }
 
 void CollectiveEngine::launch() {
@@ -161,7 +217,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
     case coll::OpKind::kCompute: {
       const uint64_t now = sc_core::sc_time_stamp().value();
       st.compute_busy_ps = std::max(now, st.compute_busy_ps) + op.duration_ps;
-      st.compute_timer->at(st.compute_busy_ps, op_index);
+      st.compute_timer->at(st.compute_busy_ps, uint64_t(epoch_) << 32 | op_index);
       break;
     }
     case coll::OpKind::kDelay: {
@@ -271,7 +327,7 @@ void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
   }
   if (op.kind == coll::OpKind::kRecv && op.mode == coll::RecvMode::kReduceSum) {
     const uint64_t done = ranks_[rank]->reduce(op.count * elem_bytes_);
-    st_[rank].reduce_timer->at(done, op_index);
+    st_[rank].reduce_timer->at(done, uint64_t(epoch_) << 32 | op_index);
   } else {
     op_done(rank, op_index);
   }

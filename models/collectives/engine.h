@@ -86,6 +86,21 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   bool functional() const { return !data_.empty(); }
 
   uint64_t ops_completed() const { return ops_completed_; }
+
+  // Failure bypass (docs/optical.md, "Failure bypass"): the job stops. halt() abandons the
+  // running schedule (its ops start no more, its deliveries and timers are ignored from now
+  // on) or, if none is running, holds the next one; resume() gives the ranks their (new)
+  // endpoints and runs the schedule again from its start, on its original inputs
+  // (functional mode: keep_inputs). The caller resumes only once nothing of the abandoned
+  // run is in flight.
+  void keep_inputs(bool on) { keep_inputs_ = on; }
+  void halt();
+  void resume(const std::vector<RankIo*>& ranks);
+  bool halted() const { return halted_; }
+  // Messages (and their bytes) of an abandoned run delivered while halted, and ignored.
+  uint64_t ignored_deliveries() const { return ignored_deliveries_; }
+  uint64_t ignored_delivery_bytes() const { return ignored_bytes_; }
+  RankIo* rank_io(int rank) const { return ranks_.at(size_t(rank)); }
   // Simulated time (ps) at which op `op` of `rank` completed in the last schedule started;
   // UINT64_MAX if it has not (yet).
   uint64_t op_done_ps(int rank, uint32_t op) const { return st_.at(rank).done_ps.at(op); }
@@ -187,6 +202,9 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void on_delivery(int rank, const RankIo::Delivery& d);
   void data_complete(int rank, uint32_t src_rank, uint64_t tag);
   void launch();
+  void attach(int rank);  // the delivery and sent callbacks of rank's endpoint
+  void prepare();         // per-rank state of sched_; sets ranks_left_
+  void begin();           // prepare and launch sched_ (start, resume)
 
   std::vector<RankIo*> ranks_;
   std::vector<int> rank_of_endpoint_;
@@ -208,6 +226,12 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   bool running_ = false;
   uint64_t ops_completed_ = 0;
   Observer* observer_ = nullptr;
+  // Failure bypass: halted, the attempt's number (timers of an earlier one are ignored),
+  // the inputs to run again from.
+  bool halted_ = false, keep_inputs_ = false;
+  uint32_t epoch_ = 0;
+  std::vector<std::vector<double>> inputs_;
+  uint64_t ignored_deliveries_ = 0, ignored_bytes_ = 0;
 };
 
 }  // namespace fabricsim

@@ -339,6 +339,32 @@ void Endpoint::rx_arrive(int port, Packet* p) {
   PacketPool::global().release(p);
 }
 
+uint64_t Endpoint::abandon_queued() {
+  uint64_t bytes = 0;
+  for (Queue* q : {&control_, &data_}) {
+    for (Msg& m : q->msgs) {
+      if (m.done || m.next_offset == m.bytes) continue;
+      bytes += m.bytes - m.next_offset;
+      backlog_.set(Port::now(), backlog_.level() - (m.bytes - m.next_offset));
+      m.bytes = m.next_offset;  // what is cut still goes out; the rest never will
+      m.cut_once = true;
+      if (m.unsent == 0) {  // nothing of it is waiting for a port: it is over
+        m.done = true;
+        --active_;
+      }
+    }
+    retire(*q);
+  }
+  return bytes;
+}
+
+uint64_t Endpoint::discard_partial() {
+  uint64_t bytes = 0;
+  for (const auto& kv : rx_msgs_) bytes += kv.second;
+  rx_msgs_.clear();
+  return bytes;
+}
+
 bool Endpoint::stage_resend(int port) {
   for (auto it = resend_.begin(); it != resend_.end(); ++it) {
     if (it->p->dst == kGroupDst || !reach_[it->p->dst].test(port)) continue;

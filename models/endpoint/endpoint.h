@@ -115,6 +115,14 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // End-to-end retransmission: `p`, which this endpoint sourced and a fault lost, goes out
   // again (counted as sent again: its lost copy is counted lost).
   void retransmit(Packet* p);
+  // Failure bypass (docs/optical.md): the job stops. Every queued message's bytes not yet
+  // cut into transactions are abandoned (they never enter the fabric; returns how many);
+  // what is cut still goes out. Messages not yet sent whole, and partly received ones.
+  uint64_t abandon_queued();
+  uint64_t sending() const { return active_; }
+  // Partly received messages of an abandoned run (their senders stopped): forgotten once
+  // nothing is in flight; returns their bytes received.
+  uint64_t discard_partial();
 
  private:
   void end_of_elaboration() override;

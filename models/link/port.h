@@ -219,6 +219,15 @@ class Port : public sc_core::sc_module,
   void drop_arrivals();
   void drop_held();
   void lose(Packet* p, LossCause cause);
+  //   cut_circuit(far, mirror_ps)  this transmitter's light goes through an optical
+  //                circuit switch to the receiver `far`, and the circuit is switched away
+  //                now without draining (docs/optical.md, "Immediate switch"): every
+  //                transaction whose light had not all passed the mirrors (more than
+  //                `pass_ps` before its tail reaches `far`... i.e. its tail at the mirrors
+  //                is after now) is cut as link_down cuts: removed from far's arrivals,
+  //                its credits back here, kept for replay or handed to the loss handler.
+  //                Returns how many were cut. Call after link_down().
+  uint64_t cut_circuit(Port& far, uint64_t pass_ps);
   void set_ber(double ber) { layer_->set_ber(ber); }
   bool link_is_down() const { return down_; }
   size_t held() const { return held_.size(); }

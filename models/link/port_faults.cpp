@@ -63,6 +63,24 @@ void Port::link_down() {
   owner_->link_changed(index_, true);
 }
 
+uint64_t Port::cut_circuit(Port& far, uint64_t pass_ps) {
+  FABRICSIM_ASSERT(down_ && loss_, display_name_ + ": cut_circuit on a link that is up");
+  uint64_t n = 0;
+  // A transaction's tail reaches `far` pass_ps (the mirrors) + far's fibre after it passed
+  // the mirrors: those still to pass them now are the cut ones (the newest arrivals).
+  for (Packet* p : far.cut_arrivals(now() + pass_ps)) {
+    credits_[p->vc] += p->link_bytes;
+    ++f_.cut_transactions;
+    f_.cut_payload_bytes += p->payload_bytes;
+    ++n;
+    if (link_.recovery == LossRecovery::kLinkReplay)
+      held_.push(p);
+    else
+      loss_->lost(*this, link_.recovery, p, LossCause::kLinkDown);
+  }
+  return n;
+}
+
 void Port::link_up() {
   if (!down_) return;
   down_ = false;

@@ -95,6 +95,19 @@ void Ocs::relay_credit(int out, Packet& p, tlm::tlm_phase& ph, sc_core::sc_time&
   i.rx->nb_transport_bw(p, ph, back);
 }
 
+void Ocs::forget_owed(int out, uint64_t n) {
+  Fifo<Run>& owed = owed_[size_t(out)];
+  while (n > 0) {
+    FABRICSIM_ASSERT(!owed.empty(), name_ + ".port[" + std::to_string(out) +
+                                        "]: more transactions cut than left by it");
+    Run& r = owed.back();
+    const uint64_t k = std::min(n, r.count);
+    r.count -= k;
+    n -= k;
+    if (r.count == 0) owed.pop_back();
+  }
+}
+
 void Ocs::go_dark(const std::vector<int>& ports) {
   for (int p : ports) map_[size_t(p)] = -1;
 }

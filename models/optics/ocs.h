@@ -30,6 +30,8 @@ struct OcsParams {
   double launch_power_dbm = 0, rx_sensitivity_dbm = 0, margin_db = 0;
   double power_per_port_w = 0;
   uint64_t reconfiguration_ps = 0;  // a changed circuit's dark time while mirrors move
+  std::string reconfiguration_mode;  // drain | immediate (no drain; cut what is in flight)
+  bool immediate() const { return reconfiguration_mode == "immediate"; }
   std::vector<int> map;  // derived from circuits: map[p] = joined port or -1
 
   // Optical loss of one circuit, transmitter to receiver (dB): one OCS pass, the
@@ -66,6 +68,7 @@ class Ocs : public sc_core::sc_module, public PortOwner, public DeviceModel {
   const std::vector<int>& circuit_map() const { return map_; }
   int lit_circuits() const;
   uint64_t reconfiguration_ps() const { return params_.reconfiguration_ps; }
+  uint64_t pass_latency_ps() const { return params_.pass_latency_ps; }
 
   // Reconfiguration (docs/optical.md; played by the fault manager, fabrics/sim/faults.h).
   // When the last light sent into port `p` has passed the mirrors (its tail at the sender
@@ -77,6 +80,9 @@ class Ocs : public sc_core::sc_module, public PortOwner, public DeviceModel {
   void go_dark(const std::vector<int>& ports);
   // The new map is lit (its ports, changed or not, as in `map`).
   void set_map(const std::vector<int>& map);
+  // Immediate switch: `n` transactions that left by port `out` were cut before reaching
+  // its receiver, which will return no credits for them (the newest ones).
+  void forget_owed(int out, uint64_t n);
   // Light that passed the switch, per input port (payload bytes).
   uint64_t passed_bytes(int p) const { return passed_[size_t(p)].bytes; }
 

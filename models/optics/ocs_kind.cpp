@@ -50,6 +50,14 @@ DeviceKind ocs_kind() {
                   "silicon-photonic) switches and ns-class for SOA/electro-optic ones.",
                   0),
             &O::reconfiguration_ps),
+       bind(choice("reconfiguration_mode", {"drain", "immediate"}, "drain",
+                   "How a reconfiguration treats light in flight on a changed circuit: drain "
+                   "(the mirrors move once the last light sent into it has passed them; "
+                   "nothing is cut) or immediate (they move at once; what had not passed "
+                   "them is cut and recovered as a link failure's cut is, by the link's "
+                   "protocol: link-level replay, end-to-end retransmission, or lost for "
+                   "good on generic links; docs/optical.md)."),
+            &O::reconfiguration_mode),
        bind(param("circuits", K::kIntList, "[]", "port pairs",
                   "The circuit map as pairs [a0, b0, a1, b1, ...]: port a_i <-> port b_i. A "
                   "port in no pair is dark; a port may be named once. A topology generator "
