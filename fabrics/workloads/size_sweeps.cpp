@@ -86,6 +86,11 @@ std::vector<ParamSpec> sweep_params() {
             "Protocol model: channels of the in-switch algorithms (nvls, hierarchical_nvls), "
             "at most channels (NCCL_NVLS_NCHANNELS).",
             1, 64),
+      param("tree_chunk_halving", K::kBool, "true", "",
+            "Protocol model, tree with protocol simple: halve the piece while a (channel, "
+            "tree) part holds fewer than 8, 4, 1 x depth pieces (down to 128, 64, 32 KiB; "
+            "NCCL 2.19 and older); false: whole chunk_bytes steps at every size (NCCL 2.20 "
+            "and later)."),
       param("nvls_chunk_bytes", K::kBytes, "128KiB", "bytes",
             "Protocol model: the largest piece of the in-switch algorithms; NCCL halves it "
             "for small sizes (to 64, 32, 16 KiB below 64, 8 and 2 x channels x ranks x "
@@ -124,6 +129,7 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
   pc.slots = ws.sync.slots;
   pc.nvls_channels = int(p.integer("nvls_channels"));
   pc.nvls_chunk_bytes = p.bytes("nvls_chunk_bytes");
+  pc.tree_chunk_halving = p.boolean("tree_chunk_halving");
   if (ws.protocol != "simple" && !ws.sync.fence_flag)
     p.fail("protocol",
            "protocol " + ws.protocol + " with sync: data: the protocols run on the GPU "

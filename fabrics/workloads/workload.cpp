@@ -166,7 +166,8 @@ coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count,
   const bool ring = algo == "ring";
   cp.channels = coll::protocol_channels(proto, p, bytes, ring ? ranks : 1, channels);
   cp.chunk_bytes = proto.step_bytes[int(p)];
-  cp.tree_nccl_chunks = algo == "tree" && p == coll::Protocol::kSimple;
+  cp.tree_nccl_chunks =
+      algo == "tree" && p == coll::Protocol::kSimple && proto.tree_chunk_halving;
   if (!ring) return cp;
   // Rings run NCCL's loop order. Simple: a chunk of 4 steps (ALLREDUCE_CHUNKSTEPS) is
   // signalled in 2 slices of 2 steps; a block smaller than a chunk is one chunk, its slice

@@ -52,13 +52,13 @@ void CollectiveEngine::attach(int rank) {
     FABRICSIM_ASSERT(it != send_of_msg_.end(), "engine: unknown message sent");
     auto [rk, op] = it->second;
     send_of_msg_.erase(it);
+    if (op == UINT32_MAX) return;  // a proxy's write or a multicast flag
     // Under the protocol model a Simple send completes when its fence retires (its ack),
     // an LL/LL128 send at its channel-rate floor, a multicast store when its fence
     // retires (its own replica back) and a multicast flag (op kNone) completes nothing.
     if (!model_) {
       op_done(rk, op);
-    } else if (kind == PacketKind::kData && (sched_.protocol != coll::Protocol::kSimple ||
-                                             st_[size_t(rk)].via_proxy[op])) {
+    } else if (kind == PacketKind::kData && sched_.protocol != coll::Protocol::kSimple) {
       send_done(rk, op);
     }
   });
@@ -264,6 +264,8 @@ void CollectiveEngine::wake(uint32_t) {
       case Act::kPolled: data_complete(d.rank, d.a, d.tag); break;
       case Act::kFenced: fenced(d.rank, d.a); break;
       case Act::kNvlsFenced: nvls_fenced(d.rank, d.a); break;
+      case Act::kProxyPost: proxy_post(d.rank, d.a); break;
+      case Act::kProxyHead: send_head(d.rank, d.a); break;
       case Act::kFinish: finish(); break;
     }
   }
@@ -373,6 +375,13 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
 }
 
 void CollectiveEngine::finish() {
+  // Receive proxies still to post the receives of the last consumed slots: every send has
+  // completed, nobody waits for those slots; they would only reach the next collective.
+  const auto head = [](const Delayed& d) { return d.act == Act::kProxyHead; };
+  if (std::any_of(delayed_.begin(), delayed_.end(), head)) {
+    delayed_.erase(std::remove_if(delayed_.begin(), delayed_.end(), head), delayed_.end());
+    std::make_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
+  }
   running_ = false;
   if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
   auto done = std::move(on_done_);

@@ -28,6 +28,18 @@
 //    kNvlsFlagBit) and completes; a member's receive sees that flag after its poll. A
 //    reduction completes fence_latency + flag_latency after its result is back (the
 //    handshake that tells it every member's input is in place).
+//  * Proxy (NCCL's network transport): a step to a peer reached through a scale-out NIC
+//    port is written into the sender's buffer by the thread block (its pass, and for
+//    Simple its fence); the block's send then completes and the step waits for the
+//    connection's send proxy, which posts it proxy_post_latency later (in order, one
+//    connection's posts never overtake) as one whole RDMA write: store and forward per
+//    step, full packets. LL/LL128: the reader polls the lines as they land. Simple: no ack,
+//    fence or flag crosses the network; the connection's receive proxy sees the landed
+//    step proxy_poll_latency later, flushes it (proxy_flush_latency) and writes the tail,
+//    in order; the reader's poll sees it flag_latency later. A consumed slot of such a
+//    connection reaches the writer proxy_post_latency later (the receive proxy posts the
+//    receive, its clear-to-send crosses the network). Latencies of the writer's / reader's
+//    endpoint (EndpointParams::proxy_*).
 //  * completion_latency after the last op (whatever the model), the collective is seen
 //    complete.
 #pragma once
@@ -125,6 +137,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   // One sender's connection to a reader on one stream: slots in use, sends waiting.
   struct Conn {
     uint32_t inflight = 0;
+    uint64_t posted_ps = 0;  // its send proxy's last post (via the NIC)
     Fifo<uint32_t> waiting;  // send ops, in the order they asked for a slot
   };
   // A stream's thread block: its sends and receives in program order, one at a time.
@@ -149,11 +162,13 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     std::vector<uint64_t> sm_free_ps; // per op: a send completes no earlier (channel rate)
     std::vector<uint8_t> deps_met;    // per op: a streamed op may run when its turn comes
     std::vector<uint8_t> frees_slot;  // per op: a receive of a point-to-point send
-    std::vector<uint8_t> via_proxy;   // per op: a Simple send over the NIC (the proxy fences)
+    std::vector<uint8_t> via_proxy;   // per op: a send or receive over the NIC (the proxy)
     std::vector<Conn> conns;
     std::vector<Stream> streams;
     MatchMap<uint32_t> fencing;       // (this, reader, tag) -> Simple send awaiting its ack
     MatchMap<uint32_t> slot_of;       // (this, reader, tag) -> Conn of a message in a slot
+    MatchMap<uint32_t> rx_proxy_of;   // (writer, this, tag) -> receive proxy, via the NIC
+    std::vector<uint64_t> rx_tail_ps; // per receive proxy: its last tail write
   };
   // Timed actions, earliest first (ties in the order they were asked for): one Alarm for
   // all. kDelay ops, and the protocol model's latencies.
@@ -162,6 +177,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     kPolled,   // rank sees the flag of message (src `a`, `tag`)
     kFenced,   // send op `a`'s fence retired: write its flag
     kNvlsFenced,  // multicast store op `a`'s fence retired: multicast its flag
+    kProxyPost,   // send op `a`'s proxy posts its step to the NIC
+    kProxyHead,   // receive op `a`'s proxy posts the receive of the slot it consumed
     kFinish,   // the collective is seen complete
   };
   struct Delayed {
@@ -195,6 +212,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void fenced(int rank, uint32_t op);
   void polled(int rank, uint32_t src, uint64_t tag);
   void release_slot(int rank, uint32_t reader, uint64_t tag);
+  void proxy_post(int rank, uint32_t op);
+  void send_head(int rank, uint32_t op);
   // An op completed: a streamed send frees its stream, a receive the writer's slot.
   void protocol_op_done(int rank, uint32_t op);
   void op_done(int rank, uint32_t op);

@@ -27,6 +27,8 @@ void CollectiveEngine::prepare_protocol(int rank) {
   st.streams.clear();
   st.fencing.clear();
   st.slot_of.clear();
+  st.rx_proxy_of.clear();
+  st.rx_tail_ps.clear();
   if (!model_) return;
   const auto& ops = sched_.programs[size_t(rank)].ops;
   st.conn_of.assign(ops.size(), kNone);
@@ -35,12 +37,24 @@ void CollectiveEngine::prepare_protocol(int rank) {
   st.deps_met.assign(ops.size(), 0);
   st.via_proxy.assign(ops.size(), 0);
   std::map<std::pair<int, int32_t>, uint32_t> conns;
+  std::map<std::pair<int, int32_t>, uint32_t> rx_proxies;
   std::map<int32_t, uint32_t> streams;
+  const uint32_t me = ranks_[size_t(rank)]->id();
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const coll::Op& op = ops[i];
-    if (op.kind == coll::OpKind::kSend)
+    if (op.kind == coll::OpKind::kSend) {
       st.conn_of[i] =
           conns.try_emplace({op.peer, op.stream}, uint32_t(conns.size())).first->second;
+      st.via_proxy[i] = ranks_[size_t(rank)]->via_nic(ranks_[size_t(op.peer)]->id());
+    }
+    if (op.kind == coll::OpKind::kRecv && op.peer != rank &&
+        ranks_[size_t(op.peer)]->via_nic(me)) {
+      // The (channel, peer) connection's receive proxy (engine.h, "Proxy").
+      st.via_proxy[i] = 1;
+      st.rx_proxy_of[MatchKey{uint32_t(op.peer), uint32_t(rank), op.tag}] =
+          rx_proxies.try_emplace({op.peer, op.stream}, uint32_t(rx_proxies.size()))
+              .first->second;
+    }
     if (op.stream < 0 || (op.kind != coll::OpKind::kSend && op.kind != coll::OpKind::kRecv))
       continue;
     const uint32_t s = streams.try_emplace(op.stream, uint32_t(streams.size())).first->second;
@@ -49,6 +63,7 @@ void CollectiveEngine::prepare_protocol(int rank) {
     st.streams[s].order.push_back(i);
   }
   st.conns.resize(conns.size());
+  st.rx_tail_ps.assign(rx_proxies.size(), 0);
 }
 
 void CollectiveEngine::stream_ready(int rank, uint32_t op) {
@@ -104,22 +119,49 @@ void CollectiveEngine::transmit(int rank, uint32_t op_index) {
   const uint64_t data = op.count * elem_bytes_;
   // The thread block's pass over the data (read, reduce, store) runs at the channel's
   // rate: the stores stream out as it goes, the last of them no earlier than its end.
-  const uint64_t ch_bps = ranks_[size_t(rank)]->params().channel_bps[int(sched_.protocol)];
+  const EndpointParams& gpu = ranks_[size_t(rank)]->params();
+  const uint64_t ch_bps = gpu.channel_bps[int(sched_.protocol)];
   const uint64_t wire = coll::protocol_bytes(sched_.protocol, data);
   st.sm_free_ps[op_index] = now_ps() + (ch_bps ? transfer_ps(wire, ch_bps) : 0);
+  const MatchKey k{uint32_t(rank), uint32_t(op.peer), op.tag};
+  if (st.via_proxy[op_index]) {
+    // Through the proxy (engine.h): the block writes the step into its buffer (Simple: and
+    // fences it) and writes the tail; the send proxy posts the whole step after that, in
+    // the connection's order.
+    if (sched_.protocol == coll::Protocol::kSimple) st.sm_free_ps[op_index] += gpu.fence_latency_ps;
+    Conn& c = st.conns[st.conn_of[op_index]];
+    c.posted_ps = std::max(st.sm_free_ps[op_index] + gpu.proxy_post_latency_ps, c.posted_ps);
+    at(c.posted_ps, rank, Act::kProxyPost, op_index);
+    if (sync_.slots > 0) st.slot_of[k] = st.conn_of[op_index];
+    send_done(rank, op_index);
+    return;
+  }
   const uint32_t peer = ranks_[size_t(op.peer)]->id();
   const uint32_t cap =
       sched_.protocol == coll::Protocol::kLL ? ranks_[size_t(rank)]->params().ll_store_bytes : 0;
   const uint64_t id = ranks_[size_t(rank)]->send(peer, wire, op.tag, PacketKind::kData, 0,
                                                  st.sm_free_ps[op_index], cap);
   send_of_msg_[id] = {rank, op_index};
-  const MatchKey k{uint32_t(rank), uint32_t(op.peer), op.tag};
   if (sync_.slots > 0) st.slot_of[k] = st.conn_of[op_index];
   if (sched_.protocol != coll::Protocol::kSimple) return;
   st.fencing[k] = op_index;
-  // Over the NIC NCCL's thread block hands the step to the proxy, which posts the network
-  // write, waits for its completion and writes the flag: the block only waits for a slot.
-  if (ranks_[size_t(rank)]->via_nic(peer)) st.via_proxy[op_index] = 1;
+}
+
+// The send proxy posts a step: one RDMA write of the whole step, full packets; the op has
+// completed already (its block moved on), so the write completes nothing when it leaves.
+void CollectiveEngine::proxy_post(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const uint64_t wire = coll::protocol_bytes(sched_.protocol, op.count * elem_bytes_);
+  const uint64_t id = ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), wire, op.tag);
+  send_of_msg_[id] = {rank, kNone};
+}
+
+// A consumed slot: the reader tells the writer (NCCL's head; over the NIC the receive
+// proxy's clear-to-send).
+void CollectiveEngine::send_head(int rank, uint32_t op_index) {
+  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
+                             PacketKind::kHead);
 }
 
 void CollectiveEngine::send_done(int rank, uint32_t op) {
@@ -135,7 +177,18 @@ void CollectiveEngine::on_protocol_delivery(int rank, const RankIo::Delivery& d,
   const EndpointParams& gpu = ranks_[size_t(rank)]->params();
   switch (d.kind) {
     case PacketKind::kData:
-      if (sched_.protocol == coll::Protocol::kSimple) {  // writes landed: acknowledge them
+      if (sched_.protocol == coll::Protocol::kSimple) {
+        auto rx = st.rx_proxy_of.find(MatchKey{src, uint32_t(rank), d.tag});
+        if (rx != st.rx_proxy_of.end()) {
+          // Through the receive proxy: completion poll and flush, then the tail, in the
+          // connection's order; the block polls the tail.
+          uint64_t& tail = st.rx_tail_ps[rx->second];
+          tail = std::max(now_ps() + gpu.proxy_poll_latency_ps + gpu.proxy_flush_latency_ps,
+                          tail);
+          at(tail + gpu.flag_latency_ps, rank, Act::kPolled, src, d.tag);
+          return;
+        }
+        // Writes landed: acknowledge them.
         ranks_[size_t(rank)]->send(d.src, sync_.ack_bytes, d.tag, PacketKind::kAck);
         return;
       }
@@ -210,16 +263,20 @@ void CollectiveEngine::fenced(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
   ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
                              PacketKind::kFlag);
-  if (!st_[size_t(rank)].via_proxy[op_index]) send_done(rank, op_index);
+  send_done(rank, op_index);
 }
 
 void CollectiveEngine::protocol_op_done(int rank, uint32_t op_index) {
   RankState& st = st_[size_t(rank)];
   const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
   if (op.kind == coll::OpKind::kRecv && st.frees_slot[op_index]) {
-    // The reader has consumed the slot: tell the writer (NCCL's head update).
-    ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
-                               PacketKind::kHead);
+    // The reader has consumed the slot: tell the writer (NCCL's head update); over the NIC
+    // its receive proxy posts the receive first.
+    const uint64_t post = st.via_proxy[op_index] ? ranks_[size_t(rank)]->params().proxy_post_latency_ps : 0;
+    if (post)
+      at(now_ps() + post, rank, Act::kProxyHead, op_index);
+    else
+      send_head(rank, op_index);
   }
   if (st.stream_of.size() > op_index && st.stream_of[op_index] != kNone) {
     st.streams[st.stream_of[op_index]].busy = false;

@@ -53,6 +53,9 @@ struct ProtocolConfig {
   // largest piece (NCCL: 128 KiB, halved for small sizes, see nvls_piece_bytes).
   int nvls_channels = 0;
   uint64_t nvls_chunk_bytes = 0;
+  // Tree/Simple: halve the piece for small sizes (NCCL 2.19 and older, CollParams::
+  // tree_nccl_chunks); false: whole steps at every size (NCCL 2.20 and later).
+  bool tree_chunk_halving = true;
 };
 
 // NCCL's NVLS chunk at `bytes` per rank with `concurrent` = channels x ranks reducing at

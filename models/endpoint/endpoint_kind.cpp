@@ -60,6 +60,28 @@ DeviceKind endpoint_kind() {
                   "writes being back to its fence retiring and the flag being written.",
                   0),
             &E::fence_latency_ps),
+       bind(param("proxy_post_latency", K::kTime, "0ns", "ns",
+                  "Collective protocol model, steps over a scale-out NIC port (NCCL's network "
+                  "transport; every protocol): from a step's data and tail being in the "
+                  "sender's buffer to the CPU proxy having posted its RDMA write (the proxy's "
+                  "poll of the tail, the post, the doorbell); the step then crosses the NIC "
+                  "whole (store and forward per step). Also from a receiver's slot being "
+                  "consumed to its proxy having posted the receive that frees it for the "
+                  "sender.",
+                  0, limits::kMaxLatencyPs),
+            &E::proxy_post_latency_ps),
+       bind(param("proxy_poll_latency", K::kTime, "0ns", "ns",
+                  "The same, receiver, protocol simple: from a step's last byte landing to "
+                  "the receiving proxy's completion-queue poll seeing it.",
+                  0, limits::kMaxLatencyPs),
+            &E::proxy_poll_latency_ps),
+       bind(param("proxy_flush_latency", K::kTime, "0ns", "ns",
+                  "The same, receiver, protocol simple: the GPUDirect flush (a read through "
+                  "the NIC that orders the step's writes before the GPU may read them) "
+                  "until the proxy has written the GPU's tail; the GPU then sees it its "
+                  "flag_latency later. Steps of one connection become visible in order.",
+                  0, limits::kMaxLatencyPs),
+            &E::proxy_flush_latency_ps),
        param("channel_bandwidth", K::kString, "none", "GB/s",
              "Collective protocol model: the rate at which the thread block one channel runs "
              "on passes a step's data (reads, reduces and stores it; a bandwidth such as "

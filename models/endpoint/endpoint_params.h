@@ -21,6 +21,14 @@ struct EndpointParams {
                                       // the polling thread block sees it
   uint64_t ll128_flag_latency_ps = 0; // the same for an LL128 step's lines
   uint64_t fence_latency_ps = 0;      // a fence: its writes' acks are back -> it retires
+  // The network transport's CPU proxy (engine.h, "Proxy"): steps to and from peers reached
+  // through a scale-out NIC port go through it, store and forward per step.
+  uint64_t proxy_post_latency_ps = 0;   // a step's tail written -> its RDMA write posted
+                                        // (also: a slot consumed -> its receive posted)
+  uint64_t proxy_poll_latency_ps = 0;   // a step landed -> the receiving proxy's CQ poll
+                                        // sees it
+  uint64_t proxy_flush_latency_ps = 0;  // Simple: the GPUDirect flush (a read through the
+                                        // NIC) until the receiver's tail is written
   // Throughput of one channel's thread block passing a step's data, per protocol (simple,
   // ll, ll128, as coll::Protocol), in bits/s of the protocol's bytes; 0: unlimited.
   uint64_t channel_bps[3] = {0, 0, 0};

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <tuple>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -385,4 +386,62 @@ TEST(RailCluster, AllGatherPerNicBandwidthWithinTenPercentOfAllReduce) {
   EXPECT_NEAR(ag / ar, 1.0, 0.10) << ag << " vs " << ar << " GB/s per NIC";
   // Every NIC takes its share (no rail left idle).
   for (double x : per_nic["all_gather"]) EXPECT_GE(x, 0.9 * ag);
+}
+
+// The shape of a public multi-node curve (docs/validation.md, NVIDIA/nccl-tests#232; the
+// rows in docs/data/nccl-tests-232.csv): tree all-reduce on 2 nodes x 1 H100, each GPU's
+// own 400 Gb/s NIC, 2-16 MiB. The model's side as documented: 2 channels of 2 trees (4
+// thread blocks, NCCL's 4 channels on one NIC: one found by the search at 48 GB/s, doubled
+// by ncclTopoDupChannels and again by the channel duplication of ncclTopoPostset) and
+// whole 512 KiB steps (NCCL 2.20 and later do not halve tree/Simple chunks). What makes the
+// shape is the network proxy: every 512 KiB step is written by its thread block at
+// channel_bandwidth, then posted, crosses the NIC, is polled and flushed before the next
+// hop's block can read it (store and forward per step); without it the model reached half
+// its plateau below 2 MiB (geometric-mean error 42.8%). Tolerances: each row within 15%
+// of the measured out-of-place time (the reporter's own in-place run differs from it by
+// 18% at 2 MiB: the hardware's run-to-run spread at the small end); the geometric-mean
+// error within 10%; and the shape itself: busbw crosses half of the NIC's 49.68 GB/s
+// between 2 and 4 MiB, as the measured curve does (18.53 -> 27.16 GB/s), and rises
+// monotonically. Measured (model): 112.49 / 140.50 / 230.26 / 386.86 us against
+// 113.2 / 154.4 / 231.4 / 420.5: -0.6%, -9.0%, -0.5%, -8.0%.
+TEST(TwoNodeIb, TreeCurveOnePerNodeHasTheShapeOfNcclTests232) {
+  std::map<uint64_t, double> measured;  // size -> out-of-place time (us)
+  std::istringstream csv(slurp(source("docs/data/nccl-tests-232.csv")));
+  for (std::string line; std::getline(csv, line);) {
+    if (line.empty() || line[0] == '#' || line[0] == 's') continue;
+    std::istringstream row(line);
+    std::string size, t;
+    std::getline(row, size, ',');
+    std::getline(row, t, ',');
+    measured[std::stoull(size)] = std::stod(t);
+  }
+  ASSERT_EQ(measured.size(), 5u);
+  const json r = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet", "--set",
+                             "topology.endpoints_per_node=1", "--set", "workload.algorithm=tree",
+                             "--set", "workload.channels=2", "--set",
+                             "workload.tree_chunk_halving=false"},
+                            sizes("2MiB", "16MiB")),
+                        "nccl_tests_232");
+  ASSERT_FALSE(r.is_null());
+  double log_sum = 0;
+  double last_busbw = 0;
+  const double half = 0.5 * 400e9 / 8 * 4096.0 / 4122.0 / 1e9;
+  for (uint64_t s : {2ull << 20, 4ull << 20, 8ull << 20, 16ull << 20}) {
+    const json row = row_of(r, s);
+    const double t = row["time_us"].get<double>(), busbw = row["busbw_GBps"].get<double>();
+    RecordProperty("simulated_us_" + std::to_string(s >> 20) + "MiB", std::to_string(t));
+    EXPECT_NEAR(t / measured.at(s), 1.0, 0.15) << s << " B: " << t << " us vs " << measured.at(s);
+    log_sum += std::fabs(std::log(t / measured.at(s)));
+    EXPECT_GT(busbw, last_busbw) << s;
+    if (s == (2ull << 20)) {
+      EXPECT_LT(busbw, half);
+    }
+    if (s == (4ull << 20)) {
+      EXPECT_GT(busbw, half);
+    }
+    last_busbw = busbw;
+  }
+  const double geomean = std::exp(log_sum / 4) - 1;
+  RecordProperty("geomean_error", std::to_string(geomean));
+  EXPECT_LT(geomean, 0.10);
 }
