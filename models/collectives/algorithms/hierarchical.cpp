@@ -116,33 +116,23 @@ Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
           }
         }
       };
+      // Domain block b of channel c as pieces in the order the cross-domain phase uses its
+      // sub-blocks, sub-block `top` first, then top-1, top-2, .. (mod N), each cut into
+      // chunks: the reduce-scatter inside the domain delivers first the sub-block the
+      // cross-domain ring sends first (k), and the all-gather forwards first the sub-block
+      // that ring completes first (k+1); every rank of a domain shares k, so sender and
+      // receiver agree on the order (and the tags). One domain (N = 1): the plain chunks.
+      auto ordered = [&](std::size_t c, int b, int top) {
+        std::vector<Range> out;
+        for (int q = 0; q < N; ++q) {
+          const Range& sb = sub[c][i][ub(b)][ub(mod_n(top - q, N))];
+          for (uint64_t j = 0; j < num_pieces(sb, chunk); ++j) out.push_back(piece_of(sb, j, chunk));
+        }
+        return out;
+      };
       auto whole = [&](const Range& w) {
         std::vector<Range> out;
         for (uint64_t j = 0; j < num_pieces(w, chunk); ++j) out.push_back(piece_of(w, j, chunk));
-        return out;
-      };
-      // Domain block b of channel c as pieces in the order the cross-domain phase uses its
-      // sub-blocks: sub-block `top` first, then top-1, top-2, .. (mod N). The reduce-scatter
-      // inside the domain delivers first the sub-block the cross-domain ring sends first
-      // (k), the all-gather forwards first the one that ring completes first (k+1). In
-      // memory that order runs down from the end of sub-block `top` to the block's start,
-      // then down from the block's end: two runs, each cut into chunks from its top (a
-      // piece may span sub-blocks; the pieces stay as large as the plain ones). Every rank
-      // of a domain shares k, so sender and receiver agree on the pieces and their tags.
-      // One domain (N = 1): the plain chunks, in order.
-      auto ordered = [&](std::size_t c, int b, int top) {
-        const Range& blk_b = blk[c][i][ub(b)];
-        if (N == 1) return whole(blk_b);
-        const Range& t = sub[c][i][ub(b)][ub(mod_n(top, N))];
-        const uint64_t lo = blk_b.offset, split = t.offset + t.count, hi = lo + blk_b.count;
-        std::vector<Range> out;
-        const std::pair<uint64_t, uint64_t> runs[2] = {{lo, split}, {split, hi}};
-        for (const auto& [from, to] : runs)
-          for (uint64_t end = to; end > from;) {
-            const uint64_t begin = end - std::min(chunk, end - from);
-            out.push_back(Range{begin, end - begin});
-            end = begin;
-          }
         return out;
       };
       for (int s = 0; s + 1 < L; ++s)

@@ -185,30 +185,22 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
           } else if (named(a, "hierarchical")) {
             // Per slice of the channel: reduce-scatter ring inside every domain, ring
             // all-reduce of block l across the domains among local index l, all-gather
-            // ring inside. Inside, a block moves in the order the cross-domain ring uses
-            // its sub-blocks, from sub-block `top` (domain k, or k+1 for the all-gather)
-            // down: two runs, sub-blocks 0..top and top+1..N-1, each cut into chunks.
+            // ring inside. Inside, a block moves as its N sub-blocks (the pieces the
+            // cross-domain ring uses, in its order), each cut into chunks.
             const int L = domain == 0 ? n : domain, N = n / L;
-            const uint64_t chunk = chunk_elems(p);
             for (uint64_t sc : split_even(cc, p.slices)) {
             const auto b = split_even(sc, L);
-            auto add_block = [&](int from, int to, uint64_t block, int top) {
-              if (N == 1) return add(from, to, block);
-              const auto parts = split_even(block, N);
-              uint64_t run = 0;
-              for (int q = 0; q <= mod(top, N); ++q) run += parts[at(q)];
-              for (uint64_t len : {run, block - run})
-                for (uint64_t left = len; left > 0; left -= std::min(chunk, left))
-                  add(from, to, std::min(chunk, left));
+            auto add_block = [&](int from, int to, uint64_t block) {
+              for (uint64_t part : split_even(block, N)) add(from, to, part);
             };
             for (int k = 0; k < N; ++k)
               for (int l = 0; l < L; ++l) {
                 const int r = k * L + l, next = k * L + (l + 1) % L;
                 const auto sb = split_even(b[at(l)], N);
-                for (int s = 0; s + 1 < L; ++s) add_block(r, next, b[at(mod(l - 1 - s, L))], k);
+                for (int s = 0; s + 1 < L; ++s) add_block(r, next, b[at(mod(l - 1 - s, L))]);
                 for (int t = 0; t < 2 * (N - 1); ++t)
                   add(r, ((k + 1) % N) * L + l, sb[at(mod(k - t, N))]);
-                for (int s = 0; s + 1 < L; ++s) add_block(r, next, b[at(mod(l - s, L))], k + 1);
+                for (int s = 0; s + 1 < L; ++s) add_block(r, next, b[at(mod(l - s, L))]);
               }
             }
           } else if (named(a, "torus")) {
