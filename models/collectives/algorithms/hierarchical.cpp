@@ -95,59 +95,41 @@ Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
     auto ub = [](int x) { return static_cast<std::size_t>(x); };
     for (std::size_t i = 0; i < M; ++i) {
       const uint64_t base = S * i;
-      // One step: for every channel, send the pieces `give(c)` to `to` and receive the
-      // pieces `take(c)` from `from` (the sender's list: piece j carries tag j); `first`
-      // marks the slice's first step (it carries the window deps) and `last1` the last
-      // phase-1 step (its recvs become the next slice's window).
+      // One step: for every channel, send `give(c)` to `to` and receive `take(c)` from
+      // `from`; `first` marks the slice's first step (it carries the window deps) and
+      // `last1` the last phase-1 step (its recvs become the next slice's window).
       auto step = [&](uint64_t st, int to, int from, RecvMode mode, bool first, bool last1,
                       auto give, auto take) {
         for (std::size_t c = 0; c < blk.size(); ++c) {
-          const std::vector<Range> g = give(c);
+          const Range g = give(c);
           static const std::vector<uint32_t> none;
-          for (std::size_t j = 0; j < g.size(); ++j)
-            rb.send(to, tags(static_cast<int>(c), base + st, j), g[j], first ? window[c] : none);
+          for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
+            rb.send(to, tags(static_cast<int>(c), base + st, j), piece_of(g, j, chunk),
+                    first ? window[c] : none);
         }
         for (std::size_t c = 0; c < blk.size(); ++c) {
-          const std::vector<Range> t = take(c);
+          const Range t = take(c);
           if (last1) window[c].clear();
-          for (std::size_t j = 0; j < t.size(); ++j) {
-            const uint32_t op = rb.recv(from, tags(static_cast<int>(c), base + st, j), t[j], mode);
+          for (uint64_t j = 0; j < num_pieces(t, chunk); ++j) {
+            const uint32_t op =
+                rb.recv(from, tags(static_cast<int>(c), base + st, j), piece_of(t, j, chunk), mode);
             if (last1) window[c].push_back(op);
           }
         }
       };
-      // Domain block b of channel c as pieces in the order the cross-domain phase uses its
-      // sub-blocks, sub-block `top` first, then top-1, top-2, .. (mod N), each cut into
-      // chunks: the reduce-scatter inside the domain delivers first the sub-block the
-      // cross-domain ring sends first (k), and the all-gather forwards first the sub-block
-      // that ring completes first (k+1); every rank of a domain shares k, so sender and
-      // receiver agree on the order (and the tags). One domain (N = 1): the plain chunks.
-      auto ordered = [&](std::size_t c, int b, int top) {
-        std::vector<Range> out;
-        for (int q = 0; q < N; ++q) {
-          const Range& sb = sub[c][i][ub(b)][ub(mod_n(top - q, N))];
-          for (uint64_t j = 0; j < num_pieces(sb, chunk); ++j) out.push_back(piece_of(sb, j, chunk));
-        }
-        return out;
-      };
-      auto whole = [&](const Range& w) {
-        std::vector<Range> out;
-        for (uint64_t j = 0; j < num_pieces(w, chunk); ++j) out.push_back(piece_of(w, j, chunk));
-        return out;
-      };
       for (int s = 0; s + 1 < L; ++s)
         step(static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kReduceSum, s == 0,
-             s + 2 == L, [&](std::size_t c) { return ordered(c, mod_n(l - 1 - s, L), k); },
-             [&](std::size_t c) { return ordered(c, mod_n(l - 2 - s, L), k); });
+             s + 2 == L, [&](std::size_t c) { return blk[c][i][ub(mod_n(l - 1 - s, L))]; },
+             [&](std::size_t c) { return blk[c][i][ub(mod_n(l - 2 - s, L))]; });
       for (int t = 0; t < 2 * (N - 1); ++t)
         step(p2 + static_cast<uint64_t>(t), next_dom, prev_dom,
              t <= N - 2 ? RecvMode::kReduceSum : RecvMode::kCopy, false, false,
-             [&](std::size_t c) { return whole(sub[c][i][ub(l)][ub(mod_n(k - t, N))]); },
-             [&](std::size_t c) { return whole(sub[c][i][ub(l)][ub(mod_n(k - 1 - t, N))]); });
+             [&](std::size_t c) { return sub[c][i][ub(l)][ub(mod_n(k - t, N))]; },
+             [&](std::size_t c) { return sub[c][i][ub(l)][ub(mod_n(k - 1 - t, N))]; });
       for (int s = 0; s + 1 < L; ++s)
         step(p3 + static_cast<uint64_t>(s), next_local, prev_local, RecvMode::kCopy, false,
-             false, [&](std::size_t c) { return ordered(c, mod_n(l - s, L), k + 1); },
-             [&](std::size_t c) { return ordered(c, mod_n(l - 1 - s, L), k + 1); });
+             false, [&](std::size_t c) { return blk[c][i][ub(mod_n(l - s, L))]; },
+             [&](std::size_t c) { return blk[c][i][ub(mod_n(l - 1 - s, L))]; });
     }
   }
   return sched;

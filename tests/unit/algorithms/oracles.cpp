@@ -185,22 +185,18 @@ std::vector<Logical> textbook_messages(const AlgoInfo& a, const CollParams& p, i
           } else if (named(a, "hierarchical")) {
             // Per slice of the channel: reduce-scatter ring inside every domain, ring
             // all-reduce of block l across the domains among local index l, all-gather
-            // ring inside. Inside, a block moves as its N sub-blocks (the pieces the
-            // cross-domain ring uses, in its order), each cut into chunks.
+            // ring inside.
             const int L = domain == 0 ? n : domain, N = n / L;
             for (uint64_t sc : split_even(cc, p.slices)) {
             const auto b = split_even(sc, L);
-            auto add_block = [&](int from, int to, uint64_t block) {
-              for (uint64_t part : split_even(block, N)) add(from, to, part);
-            };
             for (int k = 0; k < N; ++k)
               for (int l = 0; l < L; ++l) {
                 const int r = k * L + l, next = k * L + (l + 1) % L;
                 const auto sb = split_even(b[at(l)], N);
-                for (int s = 0; s + 1 < L; ++s) add_block(r, next, b[at(mod(l - 1 - s, L))]);
+                for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - 1 - s, L))]);
                 for (int t = 0; t < 2 * (N - 1); ++t)
                   add(r, ((k + 1) % N) * L + l, sb[at(mod(k - t, N))]);
-                for (int s = 0; s + 1 < L; ++s) add_block(r, next, b[at(mod(l - s, L))]);
+                for (int s = 0; s + 1 < L; ++s) add(r, next, b[at(mod(l - s, L))]);
               }
             }
           } else if (named(a, "torus")) {
