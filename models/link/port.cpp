@@ -179,25 +179,26 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   const uint64_t delay = d.value() + rx_latency_ps_;
   p.head_ps += delay;
   p.tail_ps += delay;
+  const uint64_t at = rx_at_head_ ? p.head_ps : p.tail_ps;
   const bool was_empty = arrivals_.empty();
-  arrivals_.push(&p);
+  arrivals_.push(Arrival{at, &p});
   c_.rx_payload_bytes += p.payload_bytes;
   c_.rx_packets += p.npackets;
   ++c_.rx_transactions;
-  if (was_empty) Scheduler::instance().set(rx_alarm_, rx_at_head_ ? p.head_ps : p.tail_ps, &p);
+  if (was_empty) Scheduler::instance().set(rx_alarm_, at, &p);
   return tlm::TLM_ACCEPTED;
 }
 
 void Port::rx_method() {
   const uint64_t t = now();
   while (!arrivals_.empty()) {
-    Packet* p = arrivals_.front();
-    const uint64_t at = rx_at_head_ ? p->head_ps : p->tail_ps;
-    if (at > t) {
-      Scheduler::instance().set(rx_alarm_, at, p);
+    const Arrival a = arrivals_.front();
+    if (a.at_ps > t) {
+      Scheduler::instance().set(rx_alarm_, a.at_ps, a.p);
       return;
     }
     arrivals_.pop();
+    Packet* p = a.p;
     // Its credits go back to the sender soon (a switch: when it crosses the crossbar):
     // start fetching the sender's credit state, cold on a large fabric, now.
     __builtin_prefetch(&peer_->stall_since_);

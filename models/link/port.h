@@ -273,6 +273,13 @@ class Port : public sc_core::sc_module,
     uint32_t vc;
     uint32_t bytes;
   };
+  // An arrival: its due time (head or tail, per rx_at_head) beside the packet, so that
+  // looking at an arrival not yet due does not load the packet (a cold line on a large
+  // fabric: it was last touched when it was sent).
+  struct Arrival {
+    uint64_t at_ps;
+    Packet* p;
+  };
   struct Ack {  // the replay buffer frees `bytes` at `at_ps`
     uint64_t at_ps;
     uint64_t bytes;
@@ -312,7 +319,7 @@ class Port : public sc_core::sc_module,
   Port* bw_port_ = nullptr;  // what rx->nb_transport_bw calls
   PortProbe* probe_ = nullptr;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  Fifo<Packet*> arrivals_;
+  Fifo<Arrival> arrivals_;
   Fifo<CreditReturn> credit_fifo_;
   PortCounters c_;
   ObservedLevel queue_;
