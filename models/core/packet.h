@@ -85,13 +85,7 @@ class PacketPool;
 class alignas(64) Packet {
  public:
   // --- per-hop state (rewritten by every port that sends it) ---
-  // A free packet links to the next free one through the same 8 bytes: the pool's
-  // release and acquire touch only this line, which the last hop left in the cache (the
-  // link in the third line cost a cache miss at each release and acquire on large fabrics).
-  union {
-    uint64_t head_ps = 0;      // absolute time its first packet is fully present here
-    Packet* next_free_;        // PacketPool only: next free packet while this one is free
-  };
+  uint64_t head_ps = 0;        // absolute time its first packet is fully present here
   uint64_t tail_ps = 0;        // absolute time its last packet is fully present here
   // --- identity used on every hop (set once by the source) ---
   uint32_t src = 0;            // source endpoint id
@@ -176,14 +170,19 @@ class PacketPool {
   PacketPool& operator=(const PacketPool&) = delete;
 
   Packet* acquire() {
-    if (!free_) grow();
-    Packet* p = free_;
-    free_ = p->next_free_;
-    // The next acquire reads that packet's link and rewrites its first two lines: after a
-    // burst of sends the free list's packets are cold, so start fetching them now.
-    if (free_) {
-      __builtin_prefetch(free_, 1);
-      __builtin_prefetch(reinterpret_cast<const char*>(free_) + 64, 1);
+    if (free_.empty()) grow();
+    Packet* p = free_.back();
+    free_.pop_back();
+    // The free packets are a stack of pointers (not a list linked through the packets):
+    // the next acquires take the packets just below the top unless releases come first,
+    // and after a burst of sends those are cold (released long ago); start fetching the
+    // one kAhead down now, both lines the acquire rewrites, without reading any packet.
+    // A linked list could only fetch the next one, whose link the very next acquire reads.
+    const size_t n = free_.size();
+    if (n >= kAhead) {
+      const char* q = reinterpret_cast<const char*>(free_[n - kAhead]);
+      __builtin_prefetch(q, 1);
+      __builtin_prefetch(q + 64, 1);
     }
     // Default-initialised in place: the first two cache lines take their initialisers,
     // the transport line keeps its recycled values (clear_transport()).
@@ -192,9 +191,10 @@ class PacketPool {
     ++acquired_;
     return p;
   }
+  // Touches no packet line: the stack holds every packet's pointer room (grow() reserves
+  // it), so this never allocates.
   void release(Packet* p) {
-    p->next_free_ = free_;
-    free_ = p;
+    free_.push_back(p);
     --outstanding_;
   }
   uint64_t outstanding() const { return outstanding_; }
@@ -204,9 +204,10 @@ class PacketPool {
 
  private:
   static constexpr size_t kSlab = 4096;
+  static constexpr size_t kAhead = 4;  // acquires between a packet's prefetch and its use
   void grow();
   std::vector<std::unique_ptr<Packet[]>> slabs_;
-  Packet* free_ = nullptr;
+  std::vector<Packet*> free_;  // last released (or newest slab's last packet) on top
   uint64_t outstanding_ = 0;
   uint64_t acquired_ = 0;
 };

@@ -1,6 +1,7 @@
 #include "models/link/port.h"
 
 #include <algorithm>
+#include <typeinfo>
 
 #include "models/core/errors.h"
 
@@ -33,6 +34,23 @@ void Port::wake(uint32_t what) {
     case kRx: rx_method(); break;
     default: credit_method(); break;
   }
+}
+
+namespace {
+// The Port behind a bound interface when the call would reach Port's own member (the
+// object's exact type is Port); nullptr otherwise (unbound, another class, or a subclass
+// that may override the call).
+template <typename If>
+Port* plain_port(If* i) {
+  if (!i) return nullptr;
+  Port* q = dynamic_cast<Port*>(i);
+  return q && typeid(*q) == typeid(Port) ? q : nullptr;
+}
+}  // namespace
+
+void Port::end_of_elaboration() {
+  fw_port_ = plain_port(tx.get_base_port().get_interface());
+  bw_port_ = plain_port(rx.get_base_port().get_interface());
 }
 
 void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed,
@@ -79,6 +97,12 @@ void Port::tx_step(uint64_t t) {
   }
   Packet* p = kHeld ? held_.front() : owner_->tx_peek(index_);
   if (!p) return;  // idle until the owner kicks
+  // Sending it pushes onto the receiver's arrival FIFO and counters (nb_transport_fw):
+  // start fetching them while the credits and framing are worked out.
+  if (fw_port_) {
+    __builtin_prefetch(&fw_port_->arrivals_, 1);
+    __builtin_prefetch(&fw_port_->c_, 1);
+  }
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
     return;
@@ -143,7 +167,10 @@ void Port::tx_step(uint64_t t) {
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
-  tx->nb_transport_fw(*p, ph, d);
+  if (__builtin_expect(fw_port_ != nullptr, 1))
+    fw_port_->Port::nb_transport_fw(*p, ph, d);  // = tx->nb_transport_fw (end_of_elaboration)
+  else
+    tx->nb_transport_fw(*p, ph, d);
   sched.set(tx_alarm_, tm.free_ps);
 }
 
@@ -152,25 +179,26 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   const uint64_t delay = d.value() + rx_latency_ps_;
   p.head_ps += delay;
   p.tail_ps += delay;
+  const uint64_t at = rx_at_head_ ? p.head_ps : p.tail_ps;
   const bool was_empty = arrivals_.empty();
-  arrivals_.push(&p);
+  arrivals_.push(Arrival{at, &p});
   c_.rx_payload_bytes += p.payload_bytes;
   c_.rx_packets += p.npackets;
   ++c_.rx_transactions;
-  if (was_empty) Scheduler::instance().set(rx_alarm_, rx_at_head_ ? p.head_ps : p.tail_ps, &p);
+  if (was_empty) Scheduler::instance().set(rx_alarm_, at, &p);
   return tlm::TLM_ACCEPTED;
 }
 
 void Port::rx_method() {
   const uint64_t t = now();
   while (!arrivals_.empty()) {
-    Packet* p = arrivals_.front();
-    const uint64_t at = rx_at_head_ ? p->head_ps : p->tail_ps;
-    if (at > t) {
-      Scheduler::instance().set(rx_alarm_, at, p);
+    const Arrival a = arrivals_.front();
+    if (a.at_ps > t) {
+      Scheduler::instance().set(rx_alarm_, a.at_ps, a.p);
       return;
     }
     arrivals_.pop();
+    Packet* p = a.p;
     // Its credits go back to the sender soon (a switch: when it crosses the crossbar):
     // start fetching the sender's credit state, cold on a large fabric, now.
     __builtin_prefetch(&peer_->stall_since_);
@@ -185,7 +213,10 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
   if (at < last_release_at_) at = last_release_at_;
   last_release_at_ = at;
   sc_time d = sc_time::from_value(at - now());
-  rx->nb_transport_bw(*p, ph, d);
+  if (__builtin_expect(bw_port_ != nullptr, 1))
+    bw_port_->Port::nb_transport_bw(*p, ph, d);  // = rx->nb_transport_bw (end_of_elaboration)
+  else
+    rx->nb_transport_bw(*p, ph, d);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {

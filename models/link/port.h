@@ -255,6 +255,9 @@ class Port : public sc_core::sc_module,
 
   void wake(uint32_t what) override;
 
+  // Resolves the hop's calls (below); SystemC calls it once, after every binding.
+  void end_of_elaboration() override;
+
  private:
   friend void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool replay);
   enum : uint32_t { kTx, kRx, kCredit };
@@ -278,6 +281,13 @@ class Port : public sc_core::sc_module,
     uint64_t at_ps;
     uint32_t vc;
     uint32_t bytes;
+  };
+  // An arrival: its due time (head or tail, per rx_at_head) beside the packet, so that
+  // looking at an arrival not yet due does not load the packet (a cold line on a large
+  // fabric: it was last touched when it was sent).
+  struct Arrival {
+    uint64_t at_ps;
+    Packet* p;
   };
   struct Ack {  // the replay buffer frees `bytes` at `at_ps`
     uint64_t at_ps;
@@ -308,9 +318,17 @@ class Port : public sc_core::sc_module,
   sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
   std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
   Port* peer_ = nullptr;
+  // The hop's calls. `tx` and `rx` call whatever they are bound to; when that is a plain
+  // Port (its exact type: no subclass overrides its receive), the call goes to it without
+  // the socket's interface pointer and the vtable (cold loads on a large fabric).
+  // Resolved from the sockets' own bindings at end of elaboration (end_of_elaboration),
+  // so a device that binds sockets to something else (an OCS's LightPort) is called
+  // through the socket as before. nullptr: through the socket.
+  Port* fw_port_ = nullptr;  // what tx->nb_transport_fw calls
+  Port* bw_port_ = nullptr;  // what rx->nb_transport_bw calls
   PortProbe* probe_ = nullptr;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  Fifo<Packet*> arrivals_;
+  Fifo<Arrival> arrivals_;
   Fifo<CreditReturn> credit_fifo_;
   PortCounters c_;
   ObservedLevel queue_;

@@ -22,8 +22,8 @@ std::vector<Packet*> Port::cut_arrivals(uint64_t t) {
   // aggregated transaction at its head) is not cut: it is delivered whole.
   const uint64_t delay = latency_.value() + rx_latency_ps_;
   std::vector<Packet*> cut;
-  while (!arrivals_.empty() && arrivals_.back()->tail_ps - delay > t) {
-    Packet* p = arrivals_.pop_back();
+  while (!arrivals_.empty() && arrivals_.back().p->tail_ps - delay > t) {
+    Packet* p = arrivals_.pop_back().p;
     c_.rx_payload_bytes -= p->payload_bytes;
     c_.rx_packets -= p->npackets;
     --c_.rx_transactions;
@@ -106,7 +106,7 @@ void Port::recover_held() {
 void Port::drop_arrivals() {
   const LossRecovery r = after_device_failure(peer_link_.recovery);
   while (!arrivals_.empty()) {
-    Packet* p = arrivals_.pop_back();
+    Packet* p = arrivals_.pop_back().p;
     ++f_.dropped_arrivals;
     // The failed device will never free its buffer: the credits go back upstream as if it
     // had, so that the link starts with full credits when the device is up again. (A
