@@ -272,7 +272,8 @@ void CollectiveEngine::protocol_op_done(int rank, uint32_t op_index) {
   if (op.kind == coll::OpKind::kRecv && st.frees_slot[op_index]) {
     // The reader has consumed the slot: tell the writer (NCCL's head update); over the NIC
     // its receive proxy posts the receive first.
-    const uint64_t post = st.via_proxy[op_index] ? ranks_[size_t(rank)]->params().proxy_post_latency_ps : 0;
+    const uint64_t post =
+        st.via_proxy[op_index] ? ranks_[size_t(rank)]->params().proxy_post_latency_ps : 0;
     if (post)
       at(now_ps() + post, rank, Act::kProxyHead, op_index);
     else
