@@ -42,7 +42,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
     --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,33p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
