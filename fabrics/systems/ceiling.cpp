@@ -60,7 +60,11 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   const size_t nd = g.devices.size();
   // The host path of every root complex (nullptr for other devices).
   std::vector<const HostPathParams*> host_of(nd);
-  for (size_t d = 0; d < nd; ++d) host_of[d] = spec.type_of(int(d)).find<HostPathParams>("host_path");
+  std::vector<int> hosts;  // the devices with a host path, in device order
+  for (size_t d = 0; d < nd; ++d) {
+    host_of[d] = spec.type_of(int(d)).find<HostPathParams>("host_path");
+    if (host_of[d]) hosts.push_back(int(d));
+  }
   std::vector<std::vector<double>> tx(nd), rx(nd);
   for (size_t d = 0; d < nd; ++d) {
     tx[d].assign(g.devices[d].ports, 0.0);
@@ -87,10 +91,12 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       const std::vector<int>& in = routes[dst][src_id];
       for (int p : out) tx[src][p] += b / double(out.size());
       for (int p : in) rx[dst][p] += b / double(in.size());
+      if (hosts.empty()) continue;
       from(src);
       from(dst);
-      for (size_t d = 0; d < nd; ++d) {
-        if (!host_of[d]) continue;
+      // Only the root complexes (every send scanning every device was most of this
+      // function's time on 576 ranks, whose fabric has none).
+      for (const int d : hosts) {
         // On every shortest path: on one, and all of them pass through it.
         if (dist[src][d] >= 0 && dist[dst][d] >= 0 &&
             dist[src][d] + dist[dst][d] == dist[src][dst] &&

@@ -103,6 +103,7 @@ Routes compute_routes(const Graph& g) {
   const int e = int(g.endpoints.size());
   Routes routes(n, std::vector<std::vector<int>>(e));
   std::vector<int> dist(n);
+  std::vector<int> ports;
   std::deque<int> q;
   for (int dst_id = 0; dst_id < e; ++dst_id) {
     // Breadth-first from the destination; only forwarding devices relay.
@@ -123,12 +124,16 @@ Routes compute_routes(const Graph& g) {
     }
     for (int v = 0; v < n; ++v) {
       if (v == dst || dist[v] < 0) continue;
+      // Collected in a scratch list, then copied once: one exact allocation per route list
+      // (growing each list by push_back cost several, over devices x endpoints lists).
+      ports.clear();
       for (int p = 0; p < g.devices[v].ports; ++p) {
         const LinkEnd nb = g.peer(v, p);
         if (nb.device < 0 || dist[nb.device] != dist[v] - 1) continue;
         if (nb.device != dst && !g.devices[nb.device].forwards) continue;
-        routes[v][dst_id].push_back(p);
+        ports.push_back(p);
       }
+      if (!ports.empty()) routes[v][dst_id].assign(ports.begin(), ports.end());
     }
   }
   return routes;

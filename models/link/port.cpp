@@ -222,9 +222,10 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
 tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
   FABRICSIM_ASSERT(ph == CREDIT_RETURN, display_name_ + ": unexpected phase on tx");
   const uint64_t at = now() + d.value();
-  FABRICSIM_ASSERT(credit_fifo_.empty() || credit_fifo_.at(credit_fifo_.size() - 1).at_ps <= at,
-                   display_name_ + ": credits returned out of order");
   const bool was_empty = credit_fifo_.empty();
+  FABRICSIM_ASSERT(was_empty || credit_last_at_ <= at,
+                   display_name_ + ": credits returned out of order");
+  credit_last_at_ = at;
   credit_fifo_.push(CreditReturn{at, p.vc, p.link_bytes});
   // Credits are absorbed lazily by the transmitter; an event is needed only while it waits.
   if (was_empty && stall_since_ != UINT64_MAX) Scheduler::instance().set(credit_alarm_, at);

@@ -137,7 +137,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   PortSet requested_out_;  // outputs that queued traffic waits for
   std::vector<int> match_;
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
-  std::vector<Fifo<Packet*>> egress_;
+  // Egress queues, linked through the packets as the VOQs (a packet is in one at a time):
+  // the transmitter's tx_peek reads the 16-byte queue and the head packet it reads anyway,
+  // not a 40-byte Fifo header and then a separate ring-buffer line.
+  std::vector<PacketQueue> egress_;
   std::vector<uint64_t> egress_bytes_;
   std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing

@@ -119,7 +119,7 @@ void Switch::reroute() {
   // Egress queues of outputs no longer on the way: their traffic takes another output.
   std::vector<Packet*> moved;
   for (int out = 0; out < n_; ++out) {
-    Fifo<Packet*>& q = egress_[size_t(out)];
+    PacketQueue& q = egress_[size_t(out)];
     for (size_t k = q.size(); k > 0; --k) {
       Packet* p = q.pop();
       if (valid(p)) {
@@ -167,7 +167,7 @@ void Switch::fail(LossHandler& loss) {
   for (const Parked& w : parked_in_) lose_queued(w.in, w.p);
   parked_in_.clear();
   for (int out = 0; out < n_; ++out) {
-    for (Fifo<Packet*>& q = egress_[size_t(out)]; !q.empty();)
+    for (PacketQueue& q = egress_[size_t(out)]; !q.empty();)
       loss.lost(*ports_[size_t(out)], r, q.pop(), LossCause::kDeviceDown);
     egress_bytes_[size_t(out)] = 0;
     out_load_[size_t(out)] = 0;
