@@ -220,6 +220,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
           train->job_done(i, s, e, sys.engine());
           if (runner->finished() && sys.faults()) sys.faults()->workload_done();
         });
+    // Phased jobs (ocs_phases): a plan at phase boundaries (faults: ocs_phase_map) has the
+    // OCS controller change the circuits before a phase starts.
+    if (!w.phases.empty() && sys.faults() && !spec.faults.phase_maps.empty())
+      runner->set_before([&w, &sys](size_t i, std::function<void()> go) {
+        sys.faults()->phase_starts(w.phases[i % w.phases.size()].name, std::move(go));
+      });
   }
   // Traffic workloads (fabrics/sim/traffic_run.h): their flows as one job.
   std::unique_ptr<TrafficWorkload> traffic;
