@@ -194,6 +194,15 @@ nlohmann::json energy_json(const SystemSpec& spec, const Observation& obs, size_
           {"total_J", links + devices + stat}};
 }
 
+double static_power_w(const SystemSpec& spec) {
+  double w = 0;
+  for (size_t d = 0; d < spec.graph.devices.size(); ++d) {
+    const DeviceType& t = spec.type_of(int(d));
+    if (t.kind->power) w += t.kind->power(t).static_w;
+  }
+  return w;
+}
+
 namespace {
 
 // A json (sorted keys) as an ordered_json with the same content, without a text round trip.
