@@ -450,26 +450,10 @@ int run(const Options& o, const std::vector<std::string>& args) {
     if (!traffic && w.phases.empty())
       for (size_t r = 0; r < j["rows"].size() && r < obs->windows().size(); ++r)
         j["rows"][r]["energy"] = energy_json(spec, *obs, r);
-    // ocs_phases: a phase's row adds up its runs' windows; the job's row all of them plus
-    // the static power over the waits between them (the reconfigurations).
-    if (!w.phases.empty()) {
-      const size_t np = w.phases.size();
-      std::vector<nlohmann::json> sum(np + 1, nlohmann::json{{"links_J", 0.0}, {"devices_J", 0.0},
-                                                             {"static_J", 0.0}, {"total_J", 0.0}});
-      for (size_t i = 0; i < obs->windows().size(); ++i) {
-        const nlohmann::json e = energy_json(spec, *obs, i);
-        for (size_t r : {i % np, np})
-          for (const char* k : {"links_J", "devices_J", "static_J", "total_J"})
-            sum[r][k] = sum[r][k].get<double>() + e[k].get<double>();
-      }
-      for (size_t r = 0; r <= np && r < j["rows"].size(); ++r) {
-        const double wait_J =
-            static_power_w(spec) * double(j["rows"][r]["wait_ps"].get<uint64_t>()) * 1e-12;
-        sum[r]["static_J"] = sum[r]["static_J"].get<double>() + wait_J;
-        sum[r]["total_J"] = sum[r]["total_J"].get<double>() + wait_J;
-        j["rows"][r]["energy"] = sum[r];
-      }
-    }
+    // ocs_phases: one window for the whole job (first start to last end, the waits for
+    // the circuits included): the job's row.
+    if (!w.phases.empty() && !obs->windows().empty())
+      j["rows"][j["rows"].size() - 1]["energy"] = energy_json(spec, *obs, 0);
     const std::filesystem::path file = out_dir / "results.json";
     write_file_atomic(file.string(), json_text(structured_results(j, *obs, jobs)));
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";

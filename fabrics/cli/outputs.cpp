@@ -108,6 +108,7 @@ std::unique_ptr<Observation> make_observation(System& sys, const SystemSpec& spe
     if (o.observe.series_samples == ObserveOptions{}.series_samples) oo.series_samples = 400;
   }
   oo.device_windows = has_out;
+  oo.one_window = !spec.workload.phases.empty();  // ocs_phases: thousands of short jobs
   if (!has_out && !oo.trace && !oo.series_interval_ps && !oo.histograms) return nullptr;
   if (o.trace) {  // fail before a long run rather than after it
     const std::filesystem::path dir = std::filesystem::path(*o.trace).parent_path();
@@ -192,15 +193,6 @@ nlohmann::json energy_json(const SystemSpec& spec, const Observation& obs, size_
   }
   return {{"links_J", links}, {"devices_J", devices}, {"static_J", stat},
           {"total_J", links + devices + stat}};
-}
-
-double static_power_w(const SystemSpec& spec) {
-  double w = 0;
-  for (size_t d = 0; d < spec.graph.devices.size(); ++d) {
-    const DeviceType& t = spec.type_of(int(d));
-    if (t.kind->power) w += t.kind->power(t).static_w;
-  }
-  return w;
 }
 
 namespace {

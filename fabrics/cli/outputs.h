@@ -52,8 +52,6 @@ nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observa
 // energy_per_bit (devices_J), every device's static power over the window (static_J), and
 // their sum (total_J).
 nlohmann::json energy_json(const SystemSpec& spec, const Observation& obs, size_t w);
-// Static power of every device (W): what energy_json charges per second of a window.
-double static_power_w(const SystemSpec& spec);
 
 // Writes `text` to `path` through a temporary file and a rename, so that a reader never
 // sees half a file. Throws InputError naming the path on failure.

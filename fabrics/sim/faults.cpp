@@ -962,6 +962,15 @@ std::string FaultManager::unfinished_reason() const {
     if (down_count_[l] == 0) continue;
     if (blame < 0) {
       blame = down_by_event_[l];
+      // A switch the OCS controller is reconfiguring: its circuits are dark until it is
+      // lit, which the run did not reach.
+      if (blame >= 0 && ctl_of_sub_[size_t(blame)]) {
+        uint64_t lit = 0;
+        for (int sub : req_.subs) lit = std::max(lit, ev_[size_t(sub)].dark_until_ps);
+        return (req_.event >= 0 ? plan_.where.at(size_t(req_.event)) + ": " : std::string()) +
+               "the workload waits for the optical circuit switches the OCS controller is "
+               "reconfiguring (their new circuits are lit at " + us_text(lit) + ")";
+      }
       if (blame >= int(plan_.events.size()))  // a switch of a cube_fail: the failure
         blame = bypass_[size_t(bypass_of_sub_[size_t(blame)])].event;
     }
