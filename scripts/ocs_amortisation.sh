@@ -37,7 +37,7 @@ run() {  # label size extra-args...
   local bytes steps
   bytes=$(python3 -c "import sys; u={'KiB':1<<10,'MiB':1<<20,'GiB':1<<30}; s=sys.argv[1]; print(int(s[:-3])*u[s[-3:]])" "$size")
   steps=$((JOB_BYTES / (2 * bytes)))
-  "$BIN" run configs/ocs_phases.yaml --set workload.steps="$steps" \
+  "$BIN" run configs/ocs_phases.yaml --set workload.steps="$steps" --set simulation.time_limit=1000s \
     --set workload.phase_a_collective=sendrecv --set workload.phase_b_collective=sendrecv \
     --set workload.phase_a_bytes="$size" --set workload.phase_b_bytes="$size" \
     "$@" --out "$dir" --quiet >/dev/null
@@ -56,9 +56,9 @@ rows = {}
 for line in open(out + "/runs.txt"):
     label, size, d = line.split()
     r = json.load(open(d + "/results.json"))
-    job = [x for x in r["rows"] if x["phase"] == "job"][0]
+    jr = [x for x in r["rows"] if x["phase"] == "job"][0]
     # job time, energy, time waiting for circuits, phases
-    rows[(label, int(size))] = (job["end_ps"] / 1e6, job["energy"]["total_J"], job["wait_ps"] / 1e6, job["runs"])
+    rows[(label, int(size))] = (jr["end_ps"] / 1e6, jr["energy"]["total_J"], jr["wait_ps"] / 1e6, jr["runs"])
 labels = ["electrical"] + ["ocs_" + r for r in reconf]
 sizes = sorted({s for _, s in rows})
 csv = ["phase_bytes,system,phases,job_time_us,reconfiguration_wait_us,mean_phase_us,job_energy_J,time_vs_electrical"]
