@@ -480,7 +480,7 @@ void FaultManager::ctl_lit(int sub) {
   const uint64_t wait = Scheduler::now() - req_.at_ps;
   if (req_.event >= 0) {
     EventStats& e = ev_[size_t(req_.event)];
-    if (e.requests == 1) e.ctl_first_wait_ps = wait;
+    if (e.ctl_wait_ps == 0) e.ctl_first_wait_ps = wait;  // the first that changed circuits
     e.ctl_wait_ps += wait;
   }
   std::function<void()> go = std::move(req_.ready);
@@ -895,8 +895,8 @@ std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& w
       parts.push_back(plural(e.requests, "request", "requests") + ", " +
                       plural(e.switches, "switch reconfiguration", "switch reconfigurations") +
                       " (" + std::to_string(e.ctl_changed) + " ports' circuits changed): the "
-                      "job waited " + us_text(e.ctl_wait_ps) + " in all (the first " +
-                      us_text(e.ctl_first_wait_ps) + ", dark from " +
+                      "job waited " + us_text(e.ctl_wait_ps) + " in all (the first reconfiguration " +
+                      us_text(e.ctl_first_wait_ps) + ": dark from " +
                       us_text(e.ctl_first_dark_from_ps) + " to " +
                       us_text(e.ctl_first_dark_until_ps) + ")");
     if (e.reconfig >= 0) {
