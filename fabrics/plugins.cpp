@@ -41,6 +41,7 @@ WorkloadKind tp_layer_workload();          // fabrics/workloads/training_steps.c
 WorkloadKind chakra_workload();            // fabrics/workloads/chakra.cpp
 WorkloadKind incast_workload();            // fabrics/workloads/traffic.cpp
 WorkloadKind permutation_workload();       // fabrics/workloads/traffic.cpp
+WorkloadKind ocs_phases_workload();        // fabrics/workloads/ocs_phases.cpp
 
 namespace topo {
 TopologyKind switched_node_topology();  // fabrics/topologies/switched_node.cpp
@@ -94,6 +95,7 @@ void register_builtin_plugins() {
     workloads().add(chakra_workload());
     workloads().add(incast_workload());
     workloads().add(permutation_workload());
+    workloads().add(ocs_phases_workload());
   });
 }
 

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# The reconfiguration amortisation curve (docs/optical_vs_electrical.md): one phase of a job
-# whose phases need different circuits (configs/ocs_phase.yaml: every circuit changes at
-# the phase's start, then the phase's send/recv runs on the new circuits), simulated for
-# each phase length and reconfiguration time, and the same phase on a packet switch in the
-# OCS's place (the electrical reference, no reconfiguration).
+# The reconfiguration amortisation curve (docs/optical_vs_electrical.md): a job that moves
+# JOB_BYTES each way between two chips in phases of a given length, each phase on other
+# circuits than the last, simulated whole in one run per point (configs/ocs_phases.yaml:
+# phase A and phase B, each a send/recv of the phase length each way, alternate between
+# circuit maps `ring` and `cross`; the OCS controller changes every circuit at each phase
+# boundary and the job waits until they are lit). Points: phase length x reconfiguration
+# time (ns-, us-, ms-class), and the electrical reference: the same job with a packet
+# switch in the OCS's place and no reconfiguration.
 #
 #   scripts/ocs_amortisation.sh [FABRICSIM] [--out DIR]
 #
 # Prints the table and writes DIR/amortisation.csv and DIR/amortisation.svg (the figure;
-# default DIR out/ocs_amortisation): per
-# phase length (bytes each way) and system, the simulated phase time (reconfiguration
-# included), energy, and the total time and energy of a job that moves JOB_BYTES each way
-# in phases of that length (phases = JOB_BYTES / phase bytes, run one after another: the
-# job's total is that many simulated phases; the phases are alike, each starting with a
-# reconfiguration).
+# default DIR out/ocs_amortisation): per phase length (bytes each way) and system, the
+# simulated job time and energy (reconfigurations included: 2 x steps - 1 of them, the
+# first phase finds its circuits in force), the time lost waiting for circuits, and the
+# mean phase time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=build/fabricsim
@@ -21,21 +22,26 @@ OUT=out/ocs_amortisation
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) OUT="$2"; shift 2 ;;
-    -h|--help) sed -n 2,16p "$0"; exit 0 ;;
+    -h|--help) sed -n 2,18p "$0"; exit 0 ;;
     *) BIN="$1"; shift ;;
   esac
 done
 [ -x "$BIN" ] || { echo "ocs_amortisation.sh: no fabricsim binary at $BIN (build it, or pass its path)" >&2; exit 2; }
 SIZES="64KiB 1MiB 16MiB 256MiB 1GiB"
 RECONF="20ns 10us 10ms"        # ns-class (electro-optic/SOA), us-class (fast piezo/SiPh), ms-class (MEMS)
-JOB_BYTES=$((1 << 30))         # 1 GiB each way per job
+JOB_BYTES=$((2 << 30))         # 2 GiB each way per job: 2 x steps phases of the phase length
 mkdir -p "$OUT/runs"
 run() {  # label size extra-args...
   local label="$1" size="$2"; shift 2
   local dir="$OUT/runs/${label}_${size}"
-  "$BIN" run configs/ocs_phase.yaml --set workload.min_bytes="$size" --set workload.max_bytes="$size" \
+  local bytes steps
+  bytes=$(python3 -c "import sys; u={'KiB':1<<10,'MiB':1<<20,'GiB':1<<30}; s=sys.argv[1]; print(int(s[:-3])*u[s[-3:]])" "$size")
+  steps=$((JOB_BYTES / (2 * bytes)))
+  "$BIN" run configs/ocs_phases.yaml --set workload.steps="$steps" --set simulation.time_limit=1000s \
+    --set workload.phase_a_collective=sendrecv --set workload.phase_b_collective=sendrecv \
+    --set workload.phase_a_bytes="$size" --set workload.phase_b_bytes="$size" \
     "$@" --out "$dir" --quiet >/dev/null
-  echo "$label $size $dir"
+  echo "$label $bytes $dir"
 }
 {
   for s in $SIZES; do
@@ -50,36 +56,31 @@ rows = {}
 for line in open(out + "/runs.txt"):
     label, size, d = line.split()
     r = json.load(open(d + "/results.json"))
-    row = r["rows"][0]
-    lost = 0
-    for e in r.get("faults", {}).get("events", []):
-        if "dark_until_ps" in e: lost += e["dark_until_ps"] - e["at_ps"]
-    rows[(label, row["size_bytes"])] = (row["time_us"], row["energy"]["total_J"], lost / 1e6)
+    jr = [x for x in r["rows"] if x["phase"] == "job"][0]
+    # job time, energy, time waiting for circuits, phases
+    rows[(label, int(size))] = (jr["end_ps"] / 1e6, jr["energy"]["total_J"], jr["wait_ps"] / 1e6, jr["runs"])
 labels = ["electrical"] + ["ocs_" + r for r in reconf]
 sizes = sorted({s for _, s in rows})
-csv = ["phase_bytes,system,phase_time_us,reconfiguration_us,phase_energy_J,phases,job_time_us,job_energy_J,time_vs_electrical"]
-print("# reconfiguration amortisation: one phase = every circuit changes, then a send/recv each way on the new circuits")
-print("# phase time in us (simulated, reconfiguration included); in brackets: OCS / electrical time")
-print("# job: %d B each way in phases of that length, one after another (total = phases x the phase)" % job)
+csv = ["phase_bytes,system,phases,job_time_us,reconfiguration_wait_us,mean_phase_us,job_energy_J,time_vs_electrical"]
+print("# reconfiguration amortisation: a job of %d B each way in phases of a send/recv each way, every" % job)
+print("# phase on other circuits than the last (simulated whole, one run per point)")
+print("# job time in ms (reconfigurations included); in brackets: OCS / electrical time")
 print("#")
-head = "# %12s" % "phase (B)" + "".join("  %22s" % l for l in labels)
-print(head)
+print("# %12s %7s" % ("phase (B)", "phases") + "".join("  %22s" % l for l in labels))
 for s in sizes:
     e_t = rows[("electrical", s)][0]
     cells = []
     for l in labels:
-        t, en, lost = rows[(l, s)]
-        phases = job // s
+        t, en, wait, n = rows[(l, s)]
         ratio = t / e_t
-        cells.append("  %12.2f %9s" % (t, "" if l == "electrical" else "(x%.3f)" % ratio))
-        csv.append("%d,%s,%.6f,%.6f,%.9g,%d,%.6f,%.9g,%.6f" % (s, l, t, lost, en, phases, t * phases, en * phases, ratio))
-    print("  %12d" % s + "".join(cells))
+        cells.append("  %12.3f %9s" % (t / 1e3, "" if l == "electrical" else "(x%.3f)" % ratio))
+        csv.append("%d,%s,%d,%.6f,%.6f,%.6f,%.9g,%.6f" % (s, l, n, t, wait, (t - wait) / n, en, ratio))
+    print("  %12d %7d" % (s, rows[("electrical", s)][3]) + "".join(cells))
 print("#")
-print("# job of %d B each way: total time in ms and energy in J" % job)
-print("# %12s" % "phase (B)" + "".join("  %22s" % l for l in labels))
+print("# job energy in J")
+print("# %12s %7s" % ("phase (B)", "phases") + "".join("  %22s" % l for l in labels))
 for s in sizes:
-    phases = job // s
-    print("  %12d" % s + "".join("  %10.3f ms %7.4f J" % (rows[(l, s)][0] * phases / 1e3, rows[(l, s)][1] * phases) for l in labels))
+    print("  %12d %7d" % (s, rows[("electrical", s)][3]) + "".join("  %22.4f" % rows[(l, s)][1] for l in labels))
 print("#")
 for l in labels[1:]:
     win = [s for s in sizes if rows[(l, s)][0] <= rows[("electrical", s)][0]]
@@ -106,7 +107,7 @@ def human(b):
     return "%d B" % b
 svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="12">' % (W, H),
        '<rect width="100%" height="100%" fill="white"/>',
-       '<text x="%d" y="18" font-size="14">OCS phase time / electrical phase time (log), by reconfiguration time</text>' % L]
+       '<text x="%d" y="18" font-size="14">OCS job time / electrical job time (log), by reconfiguration time</text>' % L]
 for s in sizes:
     svg.append('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ddd"/>' % (X(s), T, X(s), H - B))
     svg.append('<text x="%.1f" y="%d" text-anchor="middle">%s</text>' % (X(s), H - B + 16, human(s)))
@@ -116,7 +117,7 @@ while e <= math.ceil(y1):
         svg.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="%s"%s/>' % (L, Y(10 ** e), W - R, Y(10 ** e), "#555" if e == 0 else "#ddd", ' stroke-dasharray="6,4"' if e == 0 else ""))
         svg.append('<text x="%d" y="%.1f" text-anchor="end">x%g</text>' % (L - 6, Y(10 ** e) + 4, 10 ** e))
     e += 1
-svg.append('<text x="%d" y="%d" text-anchor="middle">phase length, bytes each way (job: %s each way)</text>' % ((L + W - R) // 2, H - 18, human(job)))
+svg.append('<text x="%d" y="%d" text-anchor="middle">phase length, bytes each way (job: %s each way, simulated whole)</text>' % ((L + W - R) // 2, H - 18, human(job)))
 for i, (l, colour) in enumerate(zip(labels[1:], ["#1b9e77", "#d95f02", "#7570b3", "#e7298a"])):
     pts = " ".join("%.1f,%.1f" % (X(s), Y(rows[(l, s)][0] / rows[("electrical", s)][0])) for s in sizes)
     svg.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="2"/>' % (pts, colour))

@@ -220,6 +220,12 @@ int run(const Options& o, const std::vector<std::string>& args) {
           train->job_done(i, s, e, sys.engine());
           if (runner->finished() && sys.faults()) sys.faults()->workload_done();
         });
+    // Phased jobs (ocs_phases): a plan at phase boundaries (faults: ocs_phase_map) has the
+    // OCS controller change the circuits before a phase starts.
+    if (!w.phases.empty() && sys.faults() && !spec.faults.phase_maps.empty())
+      runner->set_before([&w, &sys](size_t i, std::function<void()> go) {
+        sys.faults()->phase_starts(w.phases[i % w.phases.size()].name, std::move(go));
+      });
   }
   // Traffic workloads (fabrics/sim/traffic_run.h): their flows as one job.
   std::unique_ptr<TrafficWorkload> traffic;
@@ -441,9 +447,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
       j["traffic"] = traffic->summary_json();
     }
     // Energy of every row (a size or a training step): the windows the rows ran in.
-    if (!traffic)
+    if (!traffic && w.phases.empty())
       for (size_t r = 0; r < j["rows"].size() && r < obs->windows().size(); ++r)
         j["rows"][r]["energy"] = energy_json(spec, *obs, r);
+    // ocs_phases: one window for the whole job (first start to last end, the waits for
+    // the circuits included): the job's row.
+    if (!w.phases.empty() && !obs->windows().empty())
+      j["rows"][j["rows"].size() - 1]["energy"] = energy_json(spec, *obs, 0);
     const std::filesystem::path file = out_dir / "results.json";
     write_file_atomic(file.string(), json_text(structured_results(j, *obs, jobs)));
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";

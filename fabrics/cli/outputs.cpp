@@ -108,6 +108,7 @@ std::unique_ptr<Observation> make_observation(System& sys, const SystemSpec& spe
     if (o.observe.series_samples == ObserveOptions{}.series_samples) oo.series_samples = 400;
   }
   oo.device_windows = has_out;
+  oo.one_window = !spec.workload.phases.empty();  // ocs_phases: thousands of short jobs
   if (!has_out && !oo.trace && !oo.series_interval_ps && !oo.histograms) return nullptr;
   if (o.trace) {  // fail before a long run rather than after it
     const std::filesystem::path dir = std::filesystem::path(*o.trace).parent_path();

@@ -50,6 +50,14 @@ FaultManager::FaultManager(sc_core::sc_module_name n, System& sys, const SystemS
   }
   for (const FaultAction& a : plan_.actions)
     if (a.kind == FaultAction::kCubeFail) bypass_[size_t(a.target)].event = a.event;
+  // The controller's slots: one per switch of every circuit map.
+  ctl_of_sub_.assign(ev_.size(), 0);
+  for (const auto& [name, rs] : plan_.circuit_maps) {
+    map_sub_base_[name] = int(ev_.size());
+    ev_.resize(ev_.size() + rs.size());
+    bypass_of_sub_.resize(ev_.size(), -1);
+    ctl_of_sub_.resize(ev_.size(), 1);
+  }
   if (!plan_.bypasses.empty()) sys_.engine().keep_inputs(true);
   retransmit_ = std::make_unique<TimerQueue>("retransmit", [this](uint64_t) {
     Packet* p = retransmit_q_.pop();
@@ -389,6 +397,95 @@ void FaultManager::reconfigured(int event) {
   reconf_wait_.erase(rc.device);
   for (const auto& [ev, r] : waiting) reconfigure(ev, r);
   if (bypass_of_sub_[size_t(event)] >= 0) bypass_lit(bypass_of_sub_[size_t(event)]);
+  if (ctl_of_sub_[size_t(event)]) ctl_lit(event);
+}
+
+bool FaultManager::has_circuit_map(const std::string& map) const {
+  return plan_.circuit_maps.count(map) > 0;
+}
+
+void FaultManager::phase_starts(const std::string& phase, std::function<void()> go) {
+  const auto it = plan_.phase_maps.find(phase);
+  if (it == plan_.phase_maps.end()) {
+    go();
+    return;
+  }
+  req_.event = it->second.event;
+  request_circuit_map(it->second.map, std::move(go));
+}
+
+// The OCS controller: every switch of the map whose map in force differs takes it as a
+// timed ocs_reconfigure would (its changed circuits stop, drain, go dark for its
+// reconfiguration_time, the new map is lit, routes follow); `ready` once all are lit.
+void FaultManager::request_circuit_map(const std::string& map, std::function<void()> ready) {
+  const auto it = plan_.circuit_maps.find(map);
+  if (it == plan_.circuit_maps.end())
+    throw InternalError("OCS controller: no circuit map named '" + map + "'");
+  if (req_.active)
+    throw InternalError("OCS controller: circuit map '" + map +
+                        "' requested while the previous request is still reconfiguring");
+  const int event = req_.event;
+  req_ = Request{};
+  req_.event = event;
+  req_.at_ps = Scheduler::now();
+  req_.ready = std::move(ready);
+  ++ctl_requests_;
+  if (event >= 0) {
+    EventStats& e = ev_[size_t(event)];
+    ++e.requests;
+    if (e.first_ps == UINT64_MAX) e.first_ps = req_.at_ps;
+  }
+  const int base = map_sub_base_.at(map);
+  for (size_t k = 0; k < it->second.size(); ++k) {
+    const OcsReconfig& rc = plan_.reconfigs[size_t(it->second[k])];
+    const Ocs& ocs = dynamic_cast<const Ocs&>(*sys_.devices()[size_t(rc.device)]);
+    if (ocs.circuit_map() == rc.map) continue;
+    req_.subs.push_back(base + int(k));
+  }
+  if (req_.subs.empty()) {  // nothing changes: the phase runs at once
+    std::function<void()> go = std::move(req_.ready);
+    req_ = Request{};
+    go();
+    return;
+  }
+  req_.active = true;
+  req_.pending = int(req_.subs.size());
+  for (size_t j = 0; j < req_.subs.size(); ++j) {
+    const int sub = req_.subs[j];
+    ev_[size_t(sub)] = EventStats{};
+    const size_t k = size_t(sub - base);
+    reconfigure(sub, it->second[k]);
+  }
+}
+
+// One switch of the request is lit; the last one releases the workload.
+void FaultManager::ctl_lit(int sub) {
+  const EventStats& s = ev_[size_t(sub)];
+  if (req_.event >= 0) {
+    EventStats& e = ev_[size_t(req_.event)];
+    if (e.switches == 0) {
+      e.ctl_first_dark_from_ps = s.dark_from_ps;
+      e.ctl_first_dark_until_ps = s.dark_until_ps;
+    }
+    ++e.switches;
+    e.ctl_changed += uint64_t(s.changed_ports);
+    e.ctl_dark_ps += s.dark_until_ps - s.dark_from_ps;
+    e.ctl_drain_ps += s.drain_ps;
+    e.cut += s.cut;
+    e.cut_bytes += s.cut_bytes;
+    e.rerouted += s.rerouted;
+    ++e.actions;
+  }
+  if (--req_.pending > 0) return;
+  const uint64_t wait = Scheduler::now() - req_.at_ps;
+  if (req_.event >= 0) {
+    EventStats& e = ev_[size_t(req_.event)];
+    if (e.ctl_wait_ps == 0) e.ctl_first_wait_ps = wait;  // the first that changed circuits
+    e.ctl_wait_ps += wait;
+  }
+  std::function<void()> go = std::move(req_.ready);
+  req_ = Request{};
+  go();
 }
 
 // The failure: the job stops now. The collective's ops start no more (its deliveries are
@@ -693,6 +790,17 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
       x["ceiling_busbw_GBps_after"] = e.ceiling_GBps;
       x["capacity_extra_ps_estimate"] = capacity_extra_ps(e, w);
     }
+    if (plan_.where.size() > i && e.requests > 0) {  // ocs_phase_map
+      x["requests"] = e.requests;
+      x["switch_reconfigurations"] = e.switches;
+      x["changed_ports"] = e.ctl_changed;
+      x["job_wait_ps"] = e.ctl_wait_ps;
+      x["first_job_wait_ps"] = e.ctl_first_wait_ps;
+      x["first_dark_from_ps"] = e.ctl_first_dark_from_ps;
+      x["first_dark_until_ps"] = e.ctl_first_dark_until_ps;
+      x["dark_ps_summed_over_switches"] = e.ctl_dark_ps;
+      x["drain_ps_summed_over_switches"] = e.ctl_drain_ps;
+    }
     if (e.reconfig >= 0) {
       x["changed_ports"] = e.changed_ports;
       x["drain_ps"] = e.drain_ps;
@@ -783,6 +891,14 @@ std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& w
     } else if (e.ceiling_GBps >= 0) {
       parts.push_back("ceiling busbw unchanged with its links down (another path has the capacity)");
     }
+    if (e.requests > 0)
+      parts.push_back(plural(e.requests, "request", "requests") + ", " +
+                      plural(e.switches, "switch reconfiguration", "switch reconfigurations") +
+                      " (" + std::to_string(e.ctl_changed) + " ports' circuits changed): the "
+                      "job waited " + us_text(e.ctl_wait_ps) + " in all (the first reconfiguration " +
+                      us_text(e.ctl_first_wait_ps) + ": dark from " +
+                      us_text(e.ctl_first_dark_from_ps) + " to " +
+                      us_text(e.ctl_first_dark_until_ps) + ")");
     if (e.reconfig >= 0) {
       parts.push_back(std::to_string(e.changed_ports) + " ports' circuits changed, drained in " +
                       us_text(e.drain_ps) + ", dark from " + us_text(e.dark_from_ps) + " to " +
@@ -846,6 +962,15 @@ std::string FaultManager::unfinished_reason() const {
     if (down_count_[l] == 0) continue;
     if (blame < 0) {
       blame = down_by_event_[l];
+      // A switch the OCS controller is reconfiguring: its circuits are dark until it is
+      // lit, which the run did not reach.
+      if (blame >= 0 && ctl_of_sub_[size_t(blame)]) {
+        uint64_t lit = 0;
+        for (int sub : req_.subs) lit = std::max(lit, ev_[size_t(sub)].dark_until_ps);
+        return (req_.event >= 0 ? plan_.where.at(size_t(req_.event)) + ": " : std::string()) +
+               "the workload waits for the optical circuit switches the OCS controller is "
+               "reconfiguring (their new circuits are lit at " + us_text(lit) + ")";
+      }
       if (blame >= int(plan_.events.size()))  // a switch of a cube_fail: the failure
         blame = bypass_[size_t(bypass_of_sub_[size_t(blame)])].event;
     }

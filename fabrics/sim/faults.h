@@ -31,6 +31,7 @@
 #include "models/core/scheduler.h"
 #include "models/core/timer.h"
 #include "models/link/port.h"
+#include "models/optics/ocs_controller.h"
 
 namespace fabricsim {
 
@@ -42,7 +43,10 @@ struct FaultWindow {
   uint64_t start_ps = 0, end_ps = 0;
 };
 
-class FaultManager : public sc_core::sc_module, public Wakeable, public LossHandler {
+class FaultManager : public sc_core::sc_module,
+                     public Wakeable,
+                     public LossHandler,
+                     public OcsController {
  public:
   FaultManager(sc_core::sc_module_name n, System& sys, const SystemSpec& spec);
 
@@ -58,6 +62,14 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
   void set_ceiling(std::function<double(const std::vector<char>& down)> f) {
     ceiling_ = std::move(f);
   }
+
+  // The OCS controller (models/optics/ocs_controller.h): the config's circuit maps
+  // (faults.circuit_maps), each switch's part played as an ocs_reconfigure.
+  bool has_circuit_map(const std::string& map) const override;
+  void request_circuit_map(const std::string& map, std::function<void()> ready) override;
+  // A workload phase starts (JobRunner's hook): with an ocs_phase_map for `phase` the
+  // switches take its map first and `go` runs once it is lit; otherwise `go` runs now.
+  void phase_starts(const std::string& phase, std::function<void()> go);
 
   void lost(const Port& at, LossRecovery recovery, Packet* p, LossCause cause) override;
   // Packets the NIC transports sent that faults dropped, by cause, for the packet ledger.
@@ -119,6 +131,12 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
     uint64_t drain_ps = 0, dark_from_ps = UINT64_MAX, dark_until_ps = UINT64_MAX;
     uint64_t unchanged_bytes = 0, unchanged_bytes0 = 0;
     std::vector<int> changed;  // the switch's ports whose circuit changed
+    // ocs_phase_map (the OCS controller's requests for its phase), added up: requests,
+    // switches that changed, the job's wait (request to the last switch lit), the dark
+    // times and drains of the switches' reconfigurations.
+    uint64_t requests = 0, switches = 0, ctl_changed = 0;
+    uint64_t ctl_wait_ps = 0, ctl_dark_ps = 0, ctl_drain_ps = 0;
+    uint64_t ctl_first_wait_ps = 0, ctl_first_dark_from_ps = 0, ctl_first_dark_until_ps = 0;
   };
   // A burst's retry counters: those gained since its start, added to `e` (at its end or at
   // the end of the run).
@@ -161,6 +179,22 @@ class FaultManager : public sc_core::sc_module, public Wakeable, public LossHand
     uint64_t abandoned_bytes = 0, sunk0 = 0, drained_bytes = 0, partial_bytes = 0;
     uint64_t ignored0 = 0, ignored_msgs = 0;
   };
+  // The OCS controller: per circuit map, its first EventStats slot (one per switch of the
+  // map, after the plan's events and the bypasses', reused by every request); the request
+  // being played.
+  std::map<std::string, int> map_sub_base_;
+  std::vector<int> ctl_of_sub_;  // per ev_ index: 1 if a controller slot
+  struct Request {
+    bool active = false;
+    int event = -1;  // the ocs_phase_map event it is for (-1: a direct request)
+    uint64_t at_ps = 0;
+    int pending = 0;
+    std::vector<int> subs;  // the slots of the switches that changed
+    std::function<void()> ready;
+  };
+  Request req_;
+  uint64_t ctl_requests_ = 0;
+  void ctl_lit(int sub);
   std::vector<Bypass> bypass_;               // per FaultPlan::bypasses
   std::vector<int> bypass_of_sub_;           // per ev_ index: its bypass, or -1
   std::multimap<uint64_t, int> bypass_due_;  // time -> bypass to step

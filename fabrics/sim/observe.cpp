@@ -220,14 +220,26 @@ Observation::Snapshot Observation::snapshot(uint64_t now_ps) const {
 }
 
 void Observation::started(const coll::Schedule&, uint64_t now_ps) {
+  if (o_.one_window && started_once_) return;
+  started_once_ = true;
   at_start_ = snapshot(now_ps);
   for (PortInfo& p : ports_) p.port->queue_stat().take_window_max();
 }
 
 void Observation::finished(const coll::Schedule& s, uint64_t now_ps) {
-  const Snapshot end = snapshot(now_ps);
+  if (o_.one_window) {  // built once, at the end of the run (finish)
+    pending_ = true;
+    pending_end_ps_ = now_ps;
+    pending_label_ = s.algorithm;
+    return;
+  }
+  close_window(s.algorithm, now_ps, snapshot(now_ps));
+  if (o_.trace) record_ops(s, uint32_t(windows_.size() - 1));
+}
+
+void Observation::close_window(const std::string& label, uint64_t now_ps, const Snapshot& end) {
   WindowStats w;
-  w.label = s.algorithm;
+  w.label = label;
   w.start_ps = at_start_.at_ps;
   w.end_ps = now_ps;
   const uint64_t span = now_ps - w.start_ps;
@@ -254,9 +266,7 @@ void Observation::finished(const coll::Schedule& s, uint64_t now_ps) {
   }
   for (size_t i = 0; i < end.devices.size(); ++i)
     w.devices.push_back(counter_delta(at_start_.devices[i], end.devices[i]));
-  const uint32_t window = uint32_t(windows_.size());
   windows_.push_back(std::move(w));
-  if (o_.trace) record_ops(s, window);
 }
 
 // Every op's interval from the engine's completion times: an op starts when its last dep
@@ -295,6 +305,12 @@ void Observation::record_ops(const coll::Schedule& s, uint32_t window) {
 
 void Observation::finish(uint64_t now_ps) {
   end_ps_ = now_ps;
+  // one_window: the jobs' window, from the first start to the last end (the counters as
+  // they are now: nothing moves after the last job but its last credits).
+  if (pending_) {
+    close_window(pending_label_, pending_end_ps_, snapshot(now_ps));
+    pending_ = false;
+  }
   // Close every observed queue's last level up to the end (same integral, same maxima).
   for (size_t i = 0; i < ports_.size(); ++i)
     if (probes_[i]) {

@@ -25,6 +25,9 @@ struct ObserveOptions {
   bool trace = false;                // keep every op's interval for the trace
   bool device_windows = true;        // per-window device counters (a JSON snapshot each)
   size_t trace_max_ops = 200000;     // ops kept in the trace; later windows are left out
+  // Every job as one window, from the first's start to the last's end (workloads of many
+  // short jobs: ocs_phases); the trace then records no ops.
+  bool one_window = false;
 };
 
 // One port of the system, in natural order (device graph order, then port index).
@@ -139,6 +142,11 @@ class Observation : public CollectiveEngine::Observer {
   std::vector<std::pair<std::string, std::string>> devices_;
   std::vector<std::unique_ptr<Probe>> probes_;  // per port (null: not observed)
   Snapshot at_start_;
+  bool started_once_ = false;            // one_window: the window's start is taken
+  bool pending_ = false;                 // one_window: a job ended, its window not built
+  uint64_t pending_end_ps_ = 0;
+  std::string pending_label_;
+  void close_window(const std::string& label, uint64_t end_ps, const Snapshot& end);
   std::vector<WindowStats> windows_;
   std::vector<TraceOp> ops_;
   size_t trace_left_out_ = 0;

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <memory>
 
+#include "models/collectives/algorithms.h"
+
 #include "fabrics/workloads/chakra.h"
 #include "models/collectives/training.h"
 #include "models/core/errors.h"
@@ -314,6 +316,55 @@ TrainingWorkload::TrainingWorkload(const SystemSpec& spec) {
                          {"start_us", us(start - t0)}, {"end_us", us(end[i] - t0)}});
       }
     });
+  } else if (w.type == "ocs_phases") {
+    // One job per phase, A then B, `steps` times; rows per phase (all its runs added up)
+    // and one for the whole job. wait: from the previous phase's end (or 0) to this one's
+    // start: the reconfiguration a plan put at the boundary (faults: ocs_phase_map).
+    std::string list;
+    for (const PhaseSpec& ph : w.phases)
+      list += (list.empty() ? "" : ", ") + ph.name + " = " + ph.collective + " " + ph.algorithm +
+              " of " + format_bytes(ph.bytes);
+    notes_.push_back("# phases, one after the other, " + std::to_string(w.steps) +
+                     " times: " + list);
+    notes_.push_back("# per phase: its runs added up; wait = from the previous phase's end to "
+                     "its start (the circuits reconfigured at the boundary)");
+    columns_ = {{"phase", "", 6},          {"collective", "", 11}, {"bytes", "(B)", 11},
+                {"runs", "", 7},           {"phase_us", "(us)", 12}, {"mean_phase_us", "(us)", 12},
+                {"wait_us", "(us)", 12},   {"end_us", "(us)", 12}};
+    const size_t np = w.phases.size();
+    for (const PhaseSpec& ph : w.phases)
+      rows_.push_back({{"phase", ph.name},  {"collective", ph.collective},
+                       {"algorithm", ph.algorithm}, {"bytes", ph.bytes},
+                       {"runs", 0},         {"phase_ps", uint64_t(0)},
+                       {"wait_ps", uint64_t(0)}, {"first_start_ps", uint64_t(0)},
+                       {"end_ps", uint64_t(0)}});
+    rows_.push_back({{"phase", "job"}, {"runs", 0}, {"phase_ps", uint64_t(0)},
+                     {"wait_ps", uint64_t(0)}, {"end_ps", uint64_t(0)}});
+    phase_prev_end_ = std::make_shared<uint64_t>(0);
+    for (int step = 0; step < w.steps; ++step)
+      for (size_t k = 0; k < np; ++k) {
+        const PhaseSpec& ph = w.phases[k];
+        coll::CollParams cp = w.coll_params(n, ph.bytes / w.elem_bytes);
+        cp.rings = &spec.rings;
+        jobs_.push_back(coll::make_schedule(ph.collective, ph.algorithm, cp, spec.domain_size));
+        std::shared_ptr<uint64_t> prev = phase_prev_end_;
+        measure_.push_back([this, k, np, prev](uint64_t t0, uint64_t e, const CollectiveEngine&) {
+          for (nlohmann::json* r : {&rows_[k], &rows_[np]}) {
+            nlohmann::json& x = *r;
+            if (x["runs"].get<int>() == 0) x["first_start_ps"] = t0;
+            x["runs"] = x["runs"].get<int>() + 1;
+            x["phase_ps"] = x["phase_ps"].get<uint64_t>() + (e - t0);
+            x["wait_ps"] = x["wait_ps"].get<uint64_t>() + (t0 - *prev);
+            x["end_ps"] = e;
+            const double runs = x["runs"].get<int>();
+            x["phase_us"] = us(x["phase_ps"].get<uint64_t>());
+            x["mean_phase_us"] = us(x["phase_ps"].get<uint64_t>()) / runs;
+            x["wait_us"] = us(x["wait_ps"].get<uint64_t>());
+            x["end_us"] = us(e);
+          }
+          *prev = e;
+        });
+      }
   } else {
     throw InternalError("training: unknown workload " + w.type);
   }

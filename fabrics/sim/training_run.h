@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -44,6 +45,7 @@ class TrainingWorkload {
   std::vector<std::string> notes_;
   std::vector<TrainingColumn> columns_;
   std::vector<nlohmann::json> rows_;
+  std::shared_ptr<uint64_t> phase_prev_end_;  // ocs_phases: the last phase's end
 };
 
 }  // namespace fabricsim

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <regex>
 
@@ -36,7 +37,10 @@ cfg::TypeSpec section_spec() {
           "Failures injected at given simulated times (the `faults:` section): links, ports "
           "and switches going down (and up), flapping links, bit-error bursts; events: a "
           "list of maps with a `type` (describe link_down, port_down, link_flap, "
-          "switch_down, ber_burst, ocs_reconfigure, cube_fail).",
+          "switch_down, ber_burst, ocs_reconfigure, ocs_phase_map, cube_fail). "
+          "circuit_maps: named circuit maps, {NAME: {OCS_DEVICE: [a0, b0, a1, b1, ...], "
+          "...}}, each the whole new map of the switches it names, for ocs_phase_map and the "
+          "OCS controller (docs/optical.md).",
           {param("detection_time", K::kTime, "10us", "ns",
                  "From a link or switch changing state to every route being recomputed (link "
                  "training timeout, subnet manager sweep: an assumption). Until then traffic "
@@ -92,6 +96,14 @@ std::vector<cfg::TypeSpec> event_specs() {
         param("circuits", K::kIntList, "", "port pairs",
               "The whole new circuit map as pairs [a0, b0, a1, b1, ...]; a port in no pair "
               "is dark afterwards.")}},
+      {"ocs_phase_map",
+       "At the start of every run of a workload phase (ocs_phases: A or B) the optical "
+       "circuit switches take a named circuit map of faults.circuit_maps: the job waits "
+       "until every changed circuit is lit again (drain, dark for reconfiguration_time, "
+       "routes recomputed), then the phase runs (docs/optical.md, \"Reconfiguration at "
+       "workload phase boundaries\").",
+       {param("phase", K::kString, "", "", "The phase whose start takes the map (A or B)."),
+        param("map", K::kString, "", "", "A circuit map of faults.circuit_maps.")}},
       {"cube_fail",
        "A cube of a tpu_pod slice fails (a chip or its host; fault event): the job stops at "
        "`at` (queued data is abandoned, what is on the wire drains and is discarded), the "
@@ -125,7 +137,7 @@ class Loader {
 
   void load(const YAML::Node& section) {
     const cfg::Params p =
-        cfg::parse_params(section_spec(), section, src_.file, "faults", {"events"});
+        cfg::parse_params(section_spec(), section, src_.file, "faults", {"events", "circuit_maps"});
     FaultPlan& plan = s_.faults;
     plan.detection_ps = p.time_ps("detection_time");
     plan.retransmit_ps = p.time_ps("retransmit_timeout");
@@ -141,7 +153,32 @@ class Loader {
                 "expected a list of fault events, found " + cfg::describe_node(events), example);
     if (events.size() == 0)
       cfg::fail(src_.file, events, "faults.events", "the list of fault events is empty", example);
+    resolved["circuit_maps"] = circuit_maps(section["circuit_maps"]);
     for (size_t i = 0; i < events.size(); ++i) resolved["events"].push_back(event(events[i], i));
+    // A plan at phase boundaries holds the job while its switches move; a timed
+    // reconfiguration of one of them (or a cube failure) could overlap it.
+    if (!plan.phase_maps.empty())
+      for (const FaultAction& a : plan.actions) {
+        const std::string at = "faults.events[" + std::to_string(a.event) + "]";
+        if (a.kind == FaultAction::kCubeFail)
+          cfg::fail(src_.file, events[size_t(a.event)], at,
+                    "cube_fail with ocs_phase_map in one plan is not modelled",
+                    "give cube_fail events alone");
+        if (a.kind != FaultAction::kReconfigure) continue;
+        const int d = plan.reconfigs[size_t(a.target)].device;
+        for (const auto& [name, rs] : plan.circuit_maps)
+          for (int r : rs)
+            if (plan.reconfigs[size_t(r)].device == d)
+              for (const auto& [phase, pm] : plan.phase_maps)
+                if (pm.map == name)
+                  cfg::fail(src_.file, events[size_t(a.event)], at,
+                            "overlapping reconfiguration: " + s_.graph.devices[size_t(d)].name +
+                                " also takes circuit map '" + name + "' at every start of phase " +
+                                phase + ", and this timed reconfiguration may fall while its "
+                                "mirrors move",
+                            "reconfigure it at phase boundaries only (ocs_phase_map), or "
+                            "leave it out of the maps the phases use");
+      }
     if (!plan.bypasses.empty())
       for (const FaultAction& a : plan.actions)
         if (a.kind != FaultAction::kCubeFail)
@@ -176,6 +213,12 @@ class Loader {
     FaultPlan& plan = s_.faults;
     const int e = int(plan.events.size());
     plan.where.push_back(cfg::where(src_.file, n) + ": " + path);
+    if (type == "ocs_phase_map") {
+      phase_map(p, e, path);
+      nlohmann::json j = p.to_json();
+      j["type"] = type;
+      return j;
+    }
     const uint64_t at = p.time_ps("at");
     if (at >= s_.simulation.time_limit_ps)
       p.fail("at",
@@ -260,42 +303,10 @@ class Loader {
                "name a device of type optical_circuit_switch");
       const OcsParams& o = t.get<OcsParams>();
       const std::vector<int64_t>& pairs = p.int_list("circuits");
-      if (pairs.size() % 2)
-        p.fail("circuits",
-               "has " + std::to_string(pairs.size()) + " entries: port " +
-                   std::to_string(pairs.back()) + " has no partner",
-               "write the map as pairs [a0, b0, a1, b1, ...]");
-      OcsReconfig rc;
-      rc.device = d->second;
-      rc.dark_ps = o.reconfiguration_ps;
-      rc.immediate = o.immediate();
-      const int bad = circuit_map(pairs, o.ports, rc.map);
-      if (bad >= 0) {
-        const int64_t x = pairs[size_t(bad)];
-        if (x < 0 || x >= o.ports)
-          p.fail("circuits",
-                 "circuits[" + std::to_string(bad) + "] names port " + std::to_string(x) +
-                     ", which " + name + " lacks",
-                 "ports are 0.." + std::to_string(o.ports - 1));
-        size_t first = 0;
-        while (first < size_t(bad) && pairs[first] != x) ++first;
-        p.fail("circuits",
-               "port " + std::to_string(x) + " is named twice (circuits[" +
-                   std::to_string(first) + "] and circuits[" + std::to_string(bad) + "])",
-               "a port carries one circuit: each port may appear once in the map");
-      }
-      for (size_t k = 0; k < pairs.size(); ++k)
-        if (!link_at_.count({d->second, int(pairs[k])}))
-          p.fail("circuits",
-                 "circuits[" + std::to_string(k) + "] names port " + std::to_string(pairs[k]) +
-                     ", which has no fibre (no link in the topology)",
-                 "join only ports that are linked");
-      const double rx = o.received_dbm(), need = o.rx_sensitivity_dbm + o.margin_db;
-      if (!pairs.empty() && rx < need)
-        p.fail("circuits", "the link budget of " + name + "'s circuits does not close (" +
-                               std::to_string(rx) + " dBm received, " + std::to_string(need) +
-                               " dBm needed)",
-               "see device_types: launch_power_dbm, fibre_length_m, connectors");
+      OcsReconfig rc = ocs_map(d->second, pairs, [&](const std::string& problem,
+                                                     const std::string& hint) {
+        p.fail("circuits", problem, hint);
+      });
       add(at, FaultAction::kReconfigure, int(plan.reconfigs.size()));
       plan.reconfigs.push_back(std::move(rc));
       text = "ocs_reconfigure " + name + " at " + format_time_ps(at) + " (" +
@@ -328,6 +339,148 @@ class Loader {
     nlohmann::json j = p.to_json();
     j["type"] = type;
     return j;
+  }
+
+  // A switch's whole new map from `pairs` (an ocs_reconfigure's circuits, or a switch's
+  // entry in a circuit map): pairs, ports named once and present, only linked ports, a
+  // budget that closes. `fail(problem, hint)` reports (and throws).
+  OcsReconfig ocs_map(int device, const std::vector<int64_t>& pairs,
+                      const std::function<void(const std::string&, const std::string&)>& fail) {
+    const std::string& name = s_.graph.devices[size_t(device)].name;
+    const OcsParams& o = s_.type_of(device).get<OcsParams>();
+    if (pairs.size() % 2)
+      fail("has " + std::to_string(pairs.size()) + " entries: port " +
+               std::to_string(pairs.back()) + " has no partner",
+           "write the map as pairs [a0, b0, a1, b1, ...]");
+    OcsReconfig rc;
+    rc.device = device;
+    rc.dark_ps = o.reconfiguration_ps;
+    rc.immediate = o.immediate();
+    const int bad = circuit_map(pairs, o.ports, rc.map);
+    if (bad >= 0) {
+      const int64_t x = pairs[size_t(bad)];
+      if (x < 0 || x >= o.ports)
+        fail("circuits[" + std::to_string(bad) + "] names port " + std::to_string(x) +
+                 ", which " + name + " lacks",
+             "ports are 0.." + std::to_string(o.ports - 1));
+      size_t first = 0;
+      while (first < size_t(bad) && pairs[first] != x) ++first;
+      fail("port " + std::to_string(x) + " is named twice (circuits[" + std::to_string(first) +
+               "] and circuits[" + std::to_string(bad) + "])",
+           "a port carries one circuit: each port may appear once in the map");
+    }
+    for (size_t k = 0; k < pairs.size(); ++k)
+      if (!link_at_.count({device, int(pairs[k])}))
+        fail("circuits[" + std::to_string(k) + "] names port " + std::to_string(pairs[k]) +
+                 ", which has no fibre (no link in the topology)",
+             "join only ports that are linked");
+    const double rx = o.received_dbm(), need = o.rx_sensitivity_dbm + o.margin_db;
+    if (!pairs.empty() && rx < need)
+      fail("the link budget of " + name + "'s circuits does not close (" + std::to_string(rx) +
+               " dBm received, " + std::to_string(need) + " dBm needed)",
+           "see device_types: launch_power_dbm, fibre_length_m, connectors");
+    return rc;
+  }
+
+  // faults.circuit_maps: {NAME: {OCS_DEVICE: [a0, b0, ...], ...}, ...}.
+  nlohmann::json circuit_maps(const YAML::Node& n) {
+    nlohmann::json out = nlohmann::json::object();
+    if (!n.IsDefined() || n.IsNull()) return out;
+    const char* example = "e.g. circuit_maps: {torus: {ocs0: [0, 2, 1, 3]}, cross: {ocs0: [0, 3, 1, 2]}}";
+    if (!n.IsMap() || n.size() == 0)
+      cfg::fail(src_.file, n, "faults.circuit_maps",
+                "expected a map of named circuit maps, found " + cfg::describe_node(n), example);
+    FaultPlan& plan = s_.faults;
+    for (const auto& kv : n) {
+      const std::string name = cfg::key_name(src_.file, kv.first, "faults.circuit_maps");
+      const std::string path = "faults.circuit_maps." + name;
+      if (!kv.second.IsMap() || kv.second.size() == 0)
+        cfg::fail(src_.file, kv.second, path,
+                  "expected a map of optical circuit switches to their circuits, found " +
+                      cfg::describe_node(kv.second),
+                  example);
+      std::vector<int>& rs = plan.circuit_maps[name];
+      for (const auto& dv : kv.second) {
+        const std::string dev = cfg::key_name(src_.file, dv.first, path);
+        const std::string dpath = path + "." + dev;
+        const auto d = s_.graph.by_name.find(dev);
+        if (d == s_.graph.by_name.end()) {
+          std::vector<std::string> names;
+          for (const auto& x : s_.graph.by_name)
+            if (s_.type_of(x.second).kind->name == "optical_circuit_switch") names.push_back(x.first);
+          cfg::fail(src_.file, dv.first, dpath, "unknown device '" + dev + "'",
+                    did_you_mean(dev, names));
+        }
+        if (s_.type_of(d->second).kind->name != "optical_circuit_switch")
+          cfg::fail(src_.file, dv.first, dpath,
+                    dev + " is of kind " + s_.type_of(d->second).kind->name +
+                        ", and only optical circuit switches take circuit maps",
+                    "name a device of type optical_circuit_switch");
+        if (!dv.second.IsSequence())
+          cfg::fail(src_.file, dv.second, dpath,
+                    "expected a list of port pairs [a0, b0, a1, b1, ...], found " +
+                        cfg::describe_node(dv.second),
+                    example);
+        std::vector<int64_t> pairs;
+        for (size_t k = 0; k < dv.second.size(); ++k) {
+          const YAML::Node& x = dv.second[k];
+          const std::string xs = cfg::scalar(src_.file, x, dpath + "[" + std::to_string(k) + "]",
+                                             "a port number", "write ports as integers");
+          size_t used = 0;
+          long long v = -1;
+          try {
+            v = std::stoll(xs, &used);
+          } catch (...) {
+            used = 0;
+          }
+          if (used != xs.size())
+            cfg::fail(src_.file, x, dpath + "[" + std::to_string(k) + "]",
+                      "'" + xs + "' is not a port number", "write ports as integers");
+          pairs.push_back(v);
+        }
+        OcsReconfig rc = ocs_map(d->second, pairs, [&](const std::string& problem,
+                                                       const std::string& hint) {
+          cfg::fail(src_.file, dv.second, dpath, problem, hint);
+        });
+        rs.push_back(int(plan.reconfigs.size()));
+        plan.reconfigs.push_back(std::move(rc));
+        out[name][dev] = pairs;
+      }
+    }
+    return out;
+  }
+
+  // ocs_phase_map: at every start of phase `phase` the switches take circuit map `map`.
+  void phase_map(const cfg::Params& p, int e, const std::string& path) {
+    FaultPlan& plan = s_.faults;
+    const WorkloadSpec& w = s_.workload;
+    if (w.phases.empty())
+      p.fail("phase", "ocs_phase_map needs a workload with phases (type ocs_phases), not " + w.type,
+             "use workload type ocs_phases, or a timed ocs_reconfigure");
+    const std::string& phase = p.str("phase");
+    std::vector<std::string> phases;
+    for (const PhaseSpec& ph : w.phases) phases.push_back(ph.name);
+    if (std::find(phases.begin(), phases.end(), phase) == phases.end())
+      p.fail("phase", "unknown phase '" + phase + "'",
+             "the workload's phases are " + join_list(phases));
+    const std::string& map = p.str("map");
+    if (!plan.circuit_maps.count(map)) {
+      std::vector<std::string> names;
+      for (const auto& kv : plan.circuit_maps) names.push_back(kv.first);
+      p.fail("map", "unknown circuit map '" + map + "'",
+             names.empty() ? std::string("declare it in faults.circuit_maps")
+                           : did_you_mean(map, names));
+    }
+    const auto prev = plan.phase_maps.find(phase);
+    if (prev != plan.phase_maps.end())
+      p.fail("phase",
+             "overlapping reconfiguration: the start of phase " + phase + " takes circuit map '" +
+                 prev->second.map + "' already (faults.events[" +
+                 std::to_string(prev->second.event) + "])",
+             "give each phase one map");
+    plan.phase_maps[phase] = FaultPlan::PhaseMap{map, e};
+    plan.events.push_back("ocs_phase_map " + map + " at every start of phase " + phase);
+    (void)path;
   }
 
   // The link on port `key` ("gpu0.port[3]"): the port exists and is linked.

@@ -75,7 +75,16 @@ struct FaultPlan {
   std::vector<char> replay_links;    // per graph link: bursts planned (replay buffer on)
   std::vector<OcsReconfig> reconfigs;  // kReconfigure actions' targets (and bypasses' maps)
   std::vector<CubeBypass> bypasses;    // kCubeFail actions' targets
-  bool any() const { return !actions.empty(); }
+  // faults.circuit_maps: per name, its switches' maps (indices in reconfigs), played by
+  // the OCS controller (models/optics/ocs_controller.h) when a workload asks for one.
+  std::map<std::string, std::vector<int>> circuit_maps;
+  // ocs_phase_map: per workload phase, the circuit map its start takes (and the event).
+  struct PhaseMap {
+    std::string map;
+    int event = -1;
+  };
+  std::map<std::string, PhaseMap> phase_maps;
+  bool any() const { return !actions.empty() || !phase_maps.empty(); }
 };
 
 struct SystemSpec {

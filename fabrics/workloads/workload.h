@@ -50,6 +50,14 @@ struct Flow {
   uint64_t start_ps = 0;
 };
 
+// One phase of a phased job (ocs_phases): a collective of `bytes` (nccl-tests size) that
+// runs on the circuits a plan may give it (faults: ocs_phase_map).
+struct PhaseSpec {
+  std::string name;  // "A", "B"
+  std::string collective, algorithm;
+  uint64_t bytes = 0;
+};
+
 struct WorkloadSpec {
   std::string type;          // a registered workload type
   bool is_training = false;  // runs jobs (a training step) instead of a size sweep
@@ -70,6 +78,10 @@ struct WorkloadSpec {
   std::string protocol = "simple";  // simple | ll | ll128 | auto (size sweeps)
   coll::ProtocolConfig proto;       // per-protocol steps, channel thresholds, slots
   TrainingSpec training;     // training workloads only
+  // ocs_phases: the phases of one step, run in this order `steps` times (job i is phase
+  // i % phases.size()).
+  std::vector<PhaseSpec> phases;
+  int steps = 0;
   // Message sizes of the sweep, in bytes (each a whole number of elements).
   std::vector<uint64_t> sizes() const;
   // The collective parameters of this workload on `ranks` ranks for `count` elements.

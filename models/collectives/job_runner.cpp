@@ -12,6 +12,14 @@ JobRunner::JobRunner(sc_core::sc_module_name n, CollectiveEngine& engine,
 void JobRunner::start_next() {
   if (next_ == jobs_.size()) return;
   const size_t index = next_++;
+  if (before_) {
+    before_(index, [this, index]() { start(index); });
+    return;
+  }
+  start(index);
+}
+
+void JobRunner::start(size_t index) {
   const uint64_t start = sc_core::sc_time_stamp().value();
   engine_.start(std::move(jobs_[index]), [this, index, start]() {
     ++done_;

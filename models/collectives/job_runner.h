@@ -19,6 +19,11 @@ class JobRunner : public sc_core::sc_module {
   using Done = std::function<void(size_t index, uint64_t start_ps, uint64_t end_ps)>;
   JobRunner(sc_core::sc_module_name n, CollectiveEngine& engine, std::vector<coll::Schedule> jobs,
             Done on_done);
+  // Called before job `index` starts (the first at time 0 too): the job starts when the
+  // hook calls `go` (at once or later, e.g. once the optical circuit switches have taken
+  // the circuits the job needs: fabrics/cli/app.cpp, models/optics/ocs_controller.h).
+  using Before = std::function<void(size_t index, std::function<void()> go)>;
+  void set_before(Before before) { before_ = std::move(before); }
   bool finished() const { return done_ == jobs_.size(); }
   size_t started() const { return next_; }
   size_t done() const { return done_; }
@@ -27,10 +32,12 @@ class JobRunner : public sc_core::sc_module {
  private:
   void kickoff() { start_next(); }
   void start_next();
+  void start(size_t index);
 
   CollectiveEngine& engine_;
   std::vector<coll::Schedule> jobs_;
   Done on_done_;
+  Before before_;
   size_t next_ = 0, done_ = 0;
 };
 

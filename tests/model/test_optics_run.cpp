@@ -2,6 +2,7 @@
 // point: light through a circuit at the closed-form latency to the picosecond, and the
 // energy of a row computed by hand.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -497,6 +498,108 @@ TEST(FailureBypass, SpareCubeReplacesTheFailedOneAndTheAllReduceCompletesCorrect
   // What was in flight: the DMAs' queued bytes abandoned, the rest drained and discarded;
   // every byte sent was delivered (above) and the rerun's bytes are the whole all-reduce.
   EXPECT_EQ(b["abandoned_payload_bytes"].get<uint64_t>() > 0, true);
+}
+
+// Reconfiguration at workload phase boundaries (configs/ocs_phases.yaml): phase A (a ring
+// all-reduce of 4 MiB) on circuit map `ring`, phase B (an alltoall of 4 MiB) on map `cross`;
+// every circuit but none of the data changes at a boundary. SystemC elaborates once per
+// process, so each run is a forked child of the test.
+nlohmann::json run_phases(const std::vector<std::string>& sets, const std::string& tag) {
+  const std::string out = "/tmp/fabricsim_optics_out_phases_" + tag + "_" + std::to_string(::getpid());
+  std::vector<std::string> args{"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/ocs_phases.yaml"};
+  for (const std::string& x : sets) args.insert(args.end(), {"--set", x});
+  args.insert(args.end(), {"--quiet", "--out", out});
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(app_main(args));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << tag;
+  std::ifstream f(out + "/results.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
+uint64_t row_ps(const nlohmann::json& j, const char* phase, const char* key) {
+  for (const nlohmann::json& r : j["rows"])
+    if (r["phase"] == phase) return r[key].get<uint64_t>();
+  ADD_FAILURE() << "no row " << phase;
+  return 0;
+}
+
+// Per step both ranks send 4 MiB for the all-reduce (2 x (n-1)/n x S each) and 2 MiB for
+// the alltoall ((n-1)/n x S each): 12 MiB.
+void expect_phases_delivered(const nlohmann::json& j, int steps) {
+  const nlohmann::json& c = j["checks"];
+  EXPECT_EQ(c["packets_outstanding"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_lost"].get<uint64_t>(), 0u);
+  EXPECT_EQ(c["payload_bytes_sent"].get<uint64_t>(), uint64_t(steps) * 12u * 1048576u);
+  EXPECT_EQ(c["payload_bytes_delivered"].get<uint64_t>(), uint64_t(steps) * 12u * 1048576u);
+  EXPECT_EQ(j["faults"]["lost_transactions"].get<uint64_t>(), 0u);
+  EXPECT_EQ(j["faults"]["cut_transactions"].get<uint64_t>(), 0u);
+}
+
+// Acceptance: a two-phase run takes phase A + the reconfiguration time + phase B, to the
+// picosecond, where A and B are each measured on their own circuits without any
+// reconfiguration; the changed circuits are dark for exactly the reconfiguration time,
+// starting the instant A ends (nothing is in flight then: no drain), and nothing is lost.
+TEST(OcsPhases, TwoPhaseRunIsPhaseAPlusTheReconfigurationTimePlusPhaseBToThePicosecond) {
+  const uint64_t dark = 1'234'567;  // ps: not a multiple of anything in the model
+  const nlohmann::json j = run_phases(
+      {"workload.steps=1", "device_types.ocs.reconfiguration_time=" + std::to_string(dark) + "ps"},
+      "two");
+  const nlohmann::json a_alone = run_phases({"workload.steps=1", "faults=null"}, "a_alone");
+  const nlohmann::json b_alone = run_phases(
+      {"workload.steps=1", "faults=null", "device_types.ocs.circuits=[0,4,1,2]"}, "b_alone");
+  const uint64_t a = row_ps(a_alone, "A", "phase_ps");  // on map ring
+  const uint64_t b = row_ps(b_alone, "B", "phase_ps");  // on map cross
+  EXPECT_GT(a, 0u);
+  EXPECT_GT(b, 0u);
+  EXPECT_EQ(row_ps(j, "job", "end_ps"), a + dark + b);
+  EXPECT_EQ(row_ps(j, "A", "phase_ps"), a);
+  EXPECT_EQ(row_ps(j, "B", "phase_ps"), b);
+  EXPECT_EQ(row_ps(j, "A", "wait_ps"), 0u);  // map ring is in force at the start
+  EXPECT_EQ(row_ps(j, "B", "wait_ps"), dark);
+  const nlohmann::json& ea = j["faults"]["events"][0];
+  const nlohmann::json& eb = j["faults"]["events"][1];
+  EXPECT_EQ(ea["requests"].get<int>(), 1);
+  EXPECT_EQ(ea["switch_reconfigurations"].get<int>(), 0);
+  EXPECT_EQ(eb["requests"].get<int>(), 1);
+  EXPECT_EQ(eb["switch_reconfigurations"].get<int>(), 1);
+  EXPECT_EQ(eb["changed_ports"].get<int>(), 5);  // 0-2, 1-3 -> 0-4, 1-2: ports 0..4
+  EXPECT_EQ(eb["first_dark_from_ps"].get<uint64_t>(), a);
+  EXPECT_EQ(eb["first_dark_until_ps"].get<uint64_t>(), a + dark);
+  EXPECT_EQ(eb["job_wait_ps"].get<uint64_t>(), dark);
+  EXPECT_EQ(j["stats"]["ocs0"]["reconfigurations"].get<int>(), 1);
+  expect_phases_delivered(j, 1);
+  // Each phase ran on its own circuits, split evenly over the two: chip1 sends 4 MiB in
+  // phase A (over sw1's fibres 2 and 3: circuits 2-0 and 3-1) and 2 MiB in phase B (over
+  // fibres 2 and 4: circuits 2-1 and 4-0). Fibre 3 is dark in B, fibre 4 in A.
+  EXPECT_EQ(j["stats"]["sw1.port[2]"]["tx_payload_bytes"].get<uint64_t>(), 3u * 1048576u);
+  EXPECT_EQ(j["stats"]["sw1.port[3]"]["tx_payload_bytes"].get<uint64_t>(), 2u * 1048576u);
+  EXPECT_EQ(j["stats"]["sw1.port[4]"]["tx_payload_bytes"].get<uint64_t>(), 1u * 1048576u);
+}
+
+// Every boundary after the first costs exactly the dark time at ns, us and ms scales: four
+// steps are 8 phases with 7 reconfigurations (the first phase A finds its map in force),
+// and the phases themselves take what they take without any.
+TEST(OcsPhases, EveryBoundaryCostsExactlyTheDarkTimeAtNsUsAndMsScales) {
+  const nlohmann::json none = run_phases({"faults=null"}, "none");
+  const uint64_t phases = row_ps(none, "job", "phase_ps");
+  EXPECT_EQ(row_ps(none, "job", "end_ps"), phases);
+  for (uint64_t dark : {20'000ull, 10'000'000ull, 10'000'000'000ull}) {
+    SCOPED_TRACE(dark);
+    const nlohmann::json j = run_phases(
+        {"device_types.ocs.reconfiguration_time=" + std::to_string(dark) + "ps"},
+        "steps_" + std::to_string(dark));
+    EXPECT_EQ(row_ps(j, "job", "phase_ps"), phases);
+    EXPECT_EQ(row_ps(j, "job", "wait_ps"), 7 * dark);
+    EXPECT_EQ(row_ps(j, "job", "end_ps"), phases + 7 * dark);
+    EXPECT_EQ(j["faults"]["events"][0]["switch_reconfigurations"].get<int>(), 3);
+    EXPECT_EQ(j["faults"]["events"][1]["switch_reconfigurations"].get<int>(), 4);
+    EXPECT_EQ(j["stats"]["ocs0"]["reconfigurations"].get<int>(), 7);
+    expect_phases_delivered(j, 4);
+  }
 }
 
 }  // namespace
