@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,48 +18,185 @@
 
 namespace fabricsim {
 
-coll::FabricCosts fabric_costs(const SystemSpec& spec) {
+namespace {
+
+// Rank classes: the smallest P < n dividing n such that shifting every rank by P is a
+// symmetry of the graph, 0 if none. As the flow level's fold (flow_system.cpp), per block
+// of P ranks: a device is local to the block of the ranks it links to when they are all
+// in one block, global otherwise (or when it links to none); the shift maps the j-th
+// local device of block k to the j-th of block k + 1 and every global device to itself.
+// It is a symmetry when every rank's device maps to the next block's rank's device and
+// every link with a local end maps onto a link of the same type (ports kept on local
+// ends). Shortest paths, their port groups and costs are then invariant under it.
+int rank_period(const SystemSpec& spec, const std::vector<std::vector<int>>& link_at) {
   const topo::Graph& g = spec.graph;
-  const topo::Routes routes = topo::compute_routes(g);
-  std::map<std::pair<int, int>, const LinkParams*> link_of;  // (device, port) -> its link
-  for (const topo::Link& l : g.links) {
-    const LinkParams* lp = &spec.link_types.at(l.type);
-    link_of[{l.a.device, l.a.port}] = lp;
-    link_of[{l.b.device, l.b.port}] = lp;
+  const int n = int(spec.ranks.size());
+  const size_t D = g.devices.size();
+  for (const topo::Device& d : g.devices)
+    if (!d.circuit.empty()) return 0;  // light paths change at run time
+  std::vector<int> dom(D), local_index(D);
+  for (int P = 1; 2 * P <= n; ++P) {
+    if (n % P != 0) continue;
+    const int blocks = n / P;
+    std::fill(dom.begin(), dom.end(), -2);  // -2 unknown, -1 global, else block
+    for (int r = 0; r < n; ++r) dom[size_t(g.endpoints[size_t(spec.ranks[size_t(r)])])] = r / P;
+    for (size_t v = 0; v < D; ++v) {
+      if (dom[v] != -2) continue;
+      int k = -2;
+      for (int p = 0; p < g.devices[v].ports; ++p) {
+        const topo::LinkEnd e = g.physical_peer(int(v), p);
+        if (e.device < 0 || !g.devices[size_t(e.device)].terminal) continue;
+        const int kd = dom[size_t(e.device)];
+        if (kd < 0) { k = -1; break; }  // a terminal that is no rank
+        k = (k == -2 || k == kd) ? kd : -1;
+      }
+      dom[v] = k < 0 ? -1 : k;
+    }
+    std::vector<std::vector<int>> locals(size_t(blocks));
+    for (size_t v = 0; v < D; ++v)
+      if (dom[v] >= 0) {
+        local_index[v] = int(locals[size_t(dom[v])].size());
+        locals[size_t(dom[v])].push_back(int(v));
+      }
+    bool ok = true;
+    for (int k = 1; k < blocks && ok; ++k) {
+      ok = locals[size_t(k)].size() == locals[0].size();
+      for (size_t j = 0; ok && j < locals[0].size(); ++j)
+        ok = g.devices[size_t(locals[size_t(k)][j])].type == g.devices[size_t(locals[0][j])].type;
+    }
+    const auto image = [&](int v) {
+      return dom[size_t(v)] < 0 ? v
+                                : locals[size_t((dom[size_t(v)] + 1) % blocks)][size_t(local_index[size_t(v)])];
+    };
+    for (int r = 0; r < n && ok; ++r)
+      ok = image(g.endpoints[size_t(spec.ranks[size_t(r)])]) ==
+           g.endpoints[size_t(spec.ranks[size_t((r + P) % n)])];
+    for (size_t i = 0; i < g.links.size() && ok; ++i) {
+      const topo::Link& l = g.links[i];
+      if (dom[size_t(l.a.device)] < 0 && dom[size_t(l.b.device)] < 0) continue;
+      const bool a_local = dom[size_t(l.a.device)] >= 0;
+      const topo::LinkEnd e = a_local ? l.a : l.b, o = a_local ? l.b : l.a;
+      const int ie = image(e.device);
+      const topo::LinkEnd far = g.physical_peer(ie, e.port);
+      const int li = link_at[size_t(ie)][size_t(e.port)];
+      ok = li >= 0 && far.device == image(o.device) &&
+           (dom[size_t(o.device)] < 0 || far.port == o.port) && g.links[size_t(li)].type == l.type;
+    }
+    if (ok) return P;
   }
+  return 0;
+}
+
+}  // namespace
+
+coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
+  const topo::Graph& g = spec.graph;
+  // Paths are found on demand (a breadth-first search from the destination until the
+  // source is reached) and kept per (representative, shifted peer): no table of every
+  // pair or of every device's routes. `spec` must outlive the FabricCosts.
+  struct Lazy {
+    std::vector<std::vector<int>> link_at;                   // (device, port) -> link
+    std::vector<std::map<std::vector<int>, int>> groups_of;  // [rank]: ports -> group
+    std::vector<std::vector<double>> rate;                   // [rank][group]
+    std::unordered_map<uint64_t, coll::PathCost> paths;      // (rep << 32 | peer) -> cost
+    std::vector<int> dist;                                   // per device, -1 unseen
+    std::vector<int> touched;
+  };
+  auto lazy = std::make_shared<Lazy>();
+  std::vector<std::vector<int>>& link_at = lazy->link_at;
+  link_at.resize(g.devices.size());
+  for (size_t v = 0; v < g.devices.size(); ++v) link_at[v].assign(size_t(g.devices[v].ports), -1);
+  for (size_t i = 0; i < g.links.size(); ++i) {
+    const topo::Link& l = g.links[i];
+    link_at[size_t(l.a.device)][size_t(l.a.port)] = int(i);
+    link_at[size_t(l.b.device)][size_t(l.b.port)] = int(i);
+  }
+  struct {
+    const SystemSpec* spec;
+    const std::vector<std::vector<int>>* link_at;
+    const LinkParams* at(const std::pair<int, int>& dp) const {
+      const int i = (*link_at)[size_t(dp.first)][size_t(dp.second)];
+      FABRICSIM_ASSERT(i >= 0, "fabric_costs: an unlinked port");
+      return &spec->link_types.at(spec->graph.links[size_t(i)].type);
+    }
+  } const link_of{&spec, &link_at};
   const int n = int(spec.ranks.size());
   const WorkloadSpec& w = spec.workload;
   const double trips = w.sync.fence_flag ? 3.0 : 1.0;
   const uint64_t small = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
-  std::vector<std::vector<coll::PathCost>> path(n, std::vector<coll::PathCost>(n));
-  std::vector<std::vector<double>> rate(n);  // [rank][group]
-  std::vector<std::map<std::vector<int>, int>> groups_of(n);  // [rank]: ports -> group
-  for (int s = 0; s < n; ++s) {
-    const int sdev = g.endpoints[spec.ranks[s]];
-    std::map<std::vector<int>, int>& groups = groups_of[s];
-    for (int d = 0; d < n; ++d) {
-      if (d == s) continue;
-      const int dst_id = spec.ranks[d];
-      const std::vector<int>& ports = routes[sdev][dst_id];
-      if (ports.empty()) {  // unreachable: never chosen
-        path[s][d] = coll::PathCost{1e9, -1};
-        continue;
+  // Rank classes: with a period P, rank s's paths are those of its class representative
+  // s mod P to the peer shifted alike, and so are its groups and their rates.
+  const int period = classes ? rank_period(spec, link_at) : 0;
+  const auto rep = [period](int r) { return period > 0 ? r % period : r; };
+  lazy->groups_of.resize(size_t(n));
+  lazy->rate.resize(size_t(n));
+  lazy->dist.assign(g.devices.size(), -1);
+  // The group of `ports` of rank s (a representative): its id, made on first use.
+  const auto group_of = [sp = &spec, lazy, link_of](int s, const std::vector<int>& ports) {
+    const SystemSpec& spec = *sp;
+    const topo::Graph& g = spec.graph;
+    auto [it, fresh] = lazy->groups_of[size_t(s)].try_emplace(ports, int(lazy->groups_of[size_t(s)].size()));
+    if (fresh) {
+      const int sdev = g.endpoints[size_t(spec.ranks[size_t(s)])];
+      double bps = 0;
+      for (int port : ports) {
+        const LinkParams& lp = *link_of.at({sdev, port});
+        bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
       }
-      auto [it, fresh] = groups.try_emplace(ports, int(groups.size()));
-      if (fresh) {
-        double bps = 0;
-        for (int port : ports) {
-          const LinkParams& lp = *link_of.at({sdev, port});
-          bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
+      lazy->rate[size_t(s)].push_back(bps);
+    }
+    return it->second;
+  };
+  // The route ports of device v towards device dst (after the search): peers one step
+  // closer that relay (or are dst), ascending.
+  const auto route_ports = [sp = &spec, lazy](int v, int dst) {
+    const topo::Graph& g = sp->graph;
+    std::vector<int> out;
+    for (int p = 0; p < g.devices[size_t(v)].ports; ++p) {
+      const topo::LinkEnd nb = g.peer(v, p);
+      if (nb.device < 0 || lazy->dist[size_t(nb.device)] != lazy->dist[size_t(v)] - 1) continue;
+      if (nb.device != dst && !g.devices[size_t(nb.device)].forwards) continue;
+      out.push_back(p);
+    }
+    return out;
+  };
+  const auto compute_path = [sp = &spec, lazy, link_of, trips, small, group_of,
+                             route_ports](int s, int d) {
+    const SystemSpec& spec = *sp;
+    const topo::Graph& g = spec.graph;
+    const int sdev = g.endpoints[size_t(spec.ranks[size_t(s)])];
+    const int ddev = g.endpoints[size_t(spec.ranks[size_t(d)])];
+    std::vector<int>& dist = lazy->dist;
+    lazy->touched.clear();
+    std::vector<int> level{ddev}, next;
+    dist[size_t(ddev)] = 0;
+    lazy->touched.push_back(ddev);
+    bool found = false;
+    for (int depth = 0; !level.empty() && !found; ++depth) {
+      next.clear();
+      for (int u : level) {
+        if (u != ddev && !g.devices[size_t(u)].forwards) continue;
+        for (int p = 0; p < g.devices[size_t(u)].ports; ++p) {
+          const topo::LinkEnd nb = g.peer(u, p);
+          if (nb.device < 0 || dist[size_t(nb.device)] >= 0) continue;
+          dist[size_t(nb.device)] = depth + 1;
+          lazy->touched.push_back(nb.device);
+          next.push_back(nb.device);
+          found = found || nb.device == sdev;
         }
-        rate[s].push_back(bps);
       }
+      level.swap(next);
+    }
+    coll::PathCost pc{1e9, -1};  // unreachable: never chosen
+    if (found) {
+      const std::vector<int> ports = route_ports(sdev, ddev);
+      const int grp = group_of(s, ports);
       // One small packet along the first shortest path.
       double t = 0;
       int dev = sdev;
-      for (int hop = 0; dev != g.endpoints[dst_id]; ++hop) {
+      for (int hop = 0; dev != ddev; ++hop) {
         FABRICSIM_ASSERT(hop < 64, "fabric_costs: route loop");
-        const int port = routes[dev][dst_id].front();
+        const int port = route_ports(dev, ddev).front();
         const LinkParams& lp = *link_of.at({dev, port});
         t += double(lp.latency_ps) * 1e-12 +
              double(lp.framing->packet_wire_bytes(uint32_t(std::min<uint64_t>(small, lp.packet_payload)))) *
@@ -66,9 +205,20 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
         if (const SwitchParams* sp = spec.type_of(dev).find<SwitchParams>("switch_frame"))
           t += double(sp->pipeline_latency_ps) * 1e-12;
       }
-      path[s][d] = coll::PathCost{trips * t, it->second, t};
+      pc = coll::PathCost{trips * t, grp, t};
     }
-  }
+    for (int v : lazy->touched) dist[size_t(v)] = -1;
+    return pc;
+  };
+  const auto path = [lazy, compute_path, rep, n](int s, int d) {
+    const int r = rep(s);
+    const int dd = ((d - (s - r)) % n + n) % n;
+    const uint64_t key = uint64_t(uint32_t(r)) << 32 | uint32_t(dd);
+    auto it = lazy->paths.find(key);
+    if (it == lazy->paths.end()) it = lazy->paths.emplace(key, compute_path(r, dd)).first;
+    return it->second;
+  };
+  const std::vector<std::map<std::vector<int>, int>>& groups_of = lazy->groups_of;
   // The in-switch path of every rank: its links into NVLS switches (one port group; the
   // same group as its point-to-point traffic over those links when they are the ports
   // that reach its peers), the header bytes of requests and reads against a full data
@@ -97,24 +247,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     }
     if (ports.empty()) continue;
     coll::NvlsPath& np = nvls[s];
-    std::vector<int> key = ports;
-    std::map<std::vector<int>, int>& groups = groups_of[s];
-    int grp = -1;
-    for (const auto& [k, id] : groups) {
-      std::vector<int> sorted = k;
-      std::sort(sorted.begin(), sorted.end());
-      if (sorted == key) grp = id;
-    }
-    if (grp < 0) {  // links that reach no peer point to point: a group of their own
-      grp = int(rate[s].size());
-      groups.emplace(key, grp);
-      double bps = 0;
-      for (int port : ports) {
-        const LinkParams& lp = *link_of.at({sdev, port});
-        bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
-      }
-      rate[s].push_back(bps);
-    }
+    // One group with the point-to-point traffic over the same links (ascending ports, as
+    // routes list them), or a group of its own when they reach no peer point to point.
+    const int grp = group_of(rep(s), ports);
     np.group = grp;
     for (const auto& [dev, r] : sw_Bps) np.switches.emplace_back(engine_of.at(dev), r / wire_Bps);
     // Costs on the rank's first NVLS link (the links of a group are alike on every
@@ -166,7 +301,10 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     f.base_s = double(w.sync.launch_latency_ps + w.sync.completion_latency_ps) * 1e-12;
     // LL's small stores against full packets on the rank's first link.
     double ll_store = 1.0;
-    const std::vector<int>& to1 = routes[dev0][spec.ranks[n > 1 ? 1 : 0]];
+    std::vector<int> to1;  // rank 0's ports towards rank 1
+    if (n > 1 && path(0, 1).group >= 0)
+      for (const auto& [ports, id] : groups_of[0])
+        if (id == path(0, 1).group) to1 = ports;
     if (gpu.ll_store_bytes > 0 && !to1.empty()) {
       const LinkParams& lp = *link_of.at({dev0, to1.front()});
       const uint32_t st = std::min<uint32_t>(gpu.ll_store_bytes, lp.packet_payload);
@@ -186,8 +324,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
       }
     }
   }
-  f.path = [path](int s, int d) { return path[s][d]; };
-  f.group_Bps = [rate](int r, int grp) { return rate[r][grp]; };
+  f.period = period;
+  f.path = path;
+  f.group_Bps = [lazy, rep](int r, int grp) { return lazy->rate[size_t(rep(r))][size_t(grp)]; };
   f.nvls = std::move(nvls);
   f.nvls_switches = std::move(engines);
   return f;
@@ -235,8 +374,11 @@ nlohmann::json AutoChooser::to_json() const {
 }
 
 AutoChooser make_auto_chooser(const SystemSpec& spec) {
+  return make_auto_chooser(spec, fabric_costs(spec));
+}
+
+AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f) {
   const WorkloadSpec& w = spec.workload;
-  const coll::FabricCosts f = fabric_costs(spec);
   AutoChooser a;
   a.protocol_model = w.protocol_model();
   a.workload = w;

@@ -31,6 +31,167 @@ double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
   return base_s + std::max(link, pass);
 }
 
+namespace {
+
+// The programs a cost is computed on. Rank classes: when shifting every rank by `period`
+// (mod n) is a symmetry of the fabric (FabricCosts::period) and of the schedule, rank r
+// and r + period see the same topology and run the same program (peers shifted), so
+// every rank's bytes, streams and op times equal those of its class's representative
+// r mod period: only ranks [0, reps) are built and costed (reps = n: every rank).
+struct CostPrograms {
+  Schedule s;
+  int n = 0, reps = 0;
+  int rep(int r) const { return r % reps; }
+  const std::vector<Op>& prog(int r) const { return s.programs[static_cast<std::size_t>(r)].ops; }
+};
+
+// Whether rank r + P runs rank r's program with peers shifted by P, for r in [0, P).
+bool shift_invariant(const Schedule& s, int n, int P) {
+  for (int r = 0; r < P; ++r) {
+    const auto& a = s.programs[static_cast<std::size_t>(r)].ops;
+    const auto& b = s.programs[static_cast<std::size_t>(r + P)].ops;
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const Op &x = a[i], &y = b[i];
+      const bool peer_ok = (x.peer < 0 && y.peer < 0) || (x.peer >= 0 && y.peer == (x.peer + P) % n);
+      if (x.kind != y.kind || !peer_ok || x.tag != y.tag || x.count != y.count ||
+          x.mode != y.mode || x.duration_ps != y.duration_ps || x.stream != y.stream ||
+          x.deps != y.deps)
+        return false;
+    }
+  }
+  return true;
+}
+
+// The schedule's programs, by class where the fabric and the schedule allow it: periods
+// f.period x t (t = 1, 2: a rail-aligned ring alternates its direction per domain) are
+// tried with the generator building ranks [0, 2P) (CollParams::rank_limit) and ranks
+// [P, 2P) checked against [0, P); otherwise (no fabric period, a generator that builds
+// every rank, in-switch ops, no invariant period) every rank's program.
+CostPrograms cost_programs(const std::string& collective, const std::string& algorithm,
+                           CollParams p, const FabricCosts& f) {
+  CostPrograms c;
+  c.n = p.ranks;
+  if (f.period > 0 && !uses_nvls_switches(algorithm))
+    for (int t : {1, 2}) {
+      const int P = f.period * t;
+      if (2 * P > c.n || c.n % P != 0) break;
+      p.rank_limit = 2 * P;
+      Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
+      bool built_all = false;
+      for (int r = 2 * P; r < c.n && !built_all; ++r)
+        built_all = !s.programs[static_cast<std::size_t>(r)].ops.empty();
+      if (built_all) {  // the generator ignores rank_limit: cost every rank
+        c.s = std::move(s);
+        c.reps = c.n;
+        return c;
+      }
+      if (!shift_invariant(s, c.n, P)) continue;
+      for (int r = P; r < c.n; ++r) std::vector<Op>().swap(s.programs[static_cast<std::size_t>(r)].ops);
+      c.s = std::move(s);
+      c.reps = P;
+      return c;
+    }
+  p.rank_limit = 0;
+  c.s = make_schedule(collective, algorithm, p, f.domain_size);
+  c.reps = c.n;
+  return c;
+}
+
+// Latency: longest dependent message chain. An op is ready when its deps are done and,
+// for a recv, its message has arrived (alpha after the matching send or store started);
+// ops run as soon as they are ready, as the engine runs them (recvs posted up front
+// block nothing but their dependents). On the representatives only: a message from rep r
+// to rank d = rep(d) + kP is the image of the message from r - kP to rep(d), so it
+// arrives at rep(d) from sender (r - kP) mod n; op times are the same in every class
+// member, and the quotient of an acyclic periodic dependency graph is acyclic.
+double chain_latency_s(const std::string& collective, const std::string& algorithm,
+                       const CostPrograms& cp, const FabricCosts& f,
+                       const std::function<double(int, int)>& alpha,
+                       const std::function<const NvlsPath&(int)>& nvls) {
+  const int n = cp.n, reps = cp.reps;
+  const Schedule& s = cp.s;
+  struct Key {
+    int src, dst;
+    uint64_t tag;
+    bool operator<(const Key& o) const {
+      return std::tie(src, dst, tag) < std::tie(o.src, o.dst, o.tag);
+    }
+  };
+  // The sender rank as the receiver's class representative sees it.
+  const auto seen_from = [&](int src, int dst) {
+    return ((src - (dst - cp.rep(dst))) % n + n) % n;
+  };
+  std::map<Key, std::pair<int, uint32_t>> recv_of;  // (src, dst, tag) -> dst's recv op
+  std::vector<std::vector<double>> done(static_cast<std::size_t>(reps)),
+      arrival(static_cast<std::size_t>(reps));
+  std::vector<std::vector<uint32_t>> need(static_cast<std::size_t>(reps));
+  std::vector<std::vector<std::vector<uint32_t>>> dependents(static_cast<std::size_t>(reps));
+  std::deque<std::pair<int, uint32_t>> ready;
+  std::size_t left = 0;
+  for (int r = 0; r < reps; ++r) {
+    const auto& ops = cp.prog(r);
+    const auto ri = static_cast<std::size_t>(r);
+    done[ri].assign(ops.size(), 0);
+    arrival[ri].assign(ops.size(), 0);
+    need[ri].assign(ops.size(), 0);
+    dependents[ri].assign(ops.size(), {});
+    left += ops.size();
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      need[ri][i] = static_cast<uint32_t>(ops[i].deps.size());
+      for (uint32_t d : ops[i].deps) dependents[ri][d].push_back(i);
+      if (ops[i].kind == OpKind::kRecv) {
+        ++need[ri][i];
+        recv_of[Key{ops[i].peer, r, ops[i].tag}] = {r, i};
+      }
+      if (need[ri][i] == 0) ready.emplace_back(r, i);
+    }
+  }
+  const auto release = [&](int r, uint32_t i) {
+    if (--need[static_cast<std::size_t>(r)][i] == 0) ready.emplace_back(r, i);
+  };
+  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
+    auto it = recv_of.find(Key{seen_from(src, dst), cp.rep(dst), tag});
+    if (it == recv_of.end()) return;  // validate() rules this out for make_schedule's output
+    const auto [q, j] = it->second;
+    arrival[static_cast<std::size_t>(q)][j] = at;
+    recv_of.erase(it);
+    release(q, j);
+  };
+  double latest = 0;
+  while (!ready.empty()) {
+    const auto [r, i] = ready.front();
+    ready.pop_front();
+    const auto ri = static_cast<std::size_t>(r);
+    const Op& op = cp.prog(r)[i];
+    double t = 0;
+    for (uint32_t dep : op.deps) t = std::max(t, done[ri][dep]);
+    switch (op.kind) {
+      case OpKind::kRecv: t = std::max(t, arrival[ri][i]); break;
+      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
+      case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
+      case OpKind::kNvlsStore: {
+        const int first = nvls_group_first(s, r);
+        for (int q = first; q < first + nvls_group_size(s); ++q)
+          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
+        break;
+      }
+      default: break;
+    }
+    done[ri][i] = t;
+    latest = std::max(latest, t);
+    --left;
+    for (uint32_t d : dependents[ri][i]) release(r, d);
+  }
+  if (left > 0)
+    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
+                        " cannot complete: " + std::to_string(left) + " ops never ready");
+  (void)f;
+  return latest;
+}
+
+}  // namespace
+
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
                        int slices, Protocol proto) {
@@ -53,13 +214,14 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   p.root = root;
   p.slices = slices;
   p.rings = f.rings;
-  const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
+  const CostPrograms cp = cost_programs(collective, algorithm, p, f);
+  const Schedule& s = cp.s;
+  const int reps = cp.reps;  // ranks [0, reps) stand for every rank (cost_programs)
+  cost.ranks_costed = reps;
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
-  const auto prog = [&](int r) -> const std::vector<Op>& {
-    return s.programs[static_cast<std::size_t>(r)].ops;
-  };
+  const auto prog = [&](int r) -> const std::vector<Op>& { return cp.prog(r); };
   bool in_switch = false;
-  for (int r = 0; r < n; ++r)
+  for (int r = 0; r < reps; ++r)
     for (const Op& op : prog(r)) in_switch = in_switch || is_in_switch(op.kind);
   if (in_switch && f.nvls.size() != static_cast<std::size_t>(n))
     throw InternalError("schedule_cost: " + collective + "/" + algorithm +
@@ -84,11 +246,11 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   const int domains = n / (f.domain_size > 0 ? f.domain_size : n);
   const int depth =
       std::max(slices, 1) * (algorithm == "hierarchical_nvls" ? std::max(domains, 1) : 1);
-  std::vector<std::map<int, double>> up(static_cast<std::size_t>(n)),
-      down(static_cast<std::size_t>(n));
+  std::vector<std::map<int, double>> up(static_cast<std::size_t>(reps)),
+      down(static_cast<std::size_t>(reps));
   std::vector<double> reduce_in(f.nvls_switches.size(), 0.0),
       mcast_in(f.nvls_switches.size(), 0.0);
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; r < reps; ++r) {
     auto& u = up[static_cast<std::size_t>(r)];
     for (const Op& op : prog(r)) {
       const double b = static_cast<double>(op.count) * elem_bytes;
@@ -127,7 +289,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     if (e.multicast_Bps > 0) engine_s[sw] = std::max(engine_s[sw], mcast_in[sw] / e.multicast_Bps);
   }
   double worst = 0;
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; r < reps; ++r) {
     std::map<int, double> t_of;  // group -> time
     for (const auto& [g, b] : up[static_cast<std::size_t>(r)]) t_of[g] = b / f.group_Bps(r, g);
     for (const auto& [g, b] : down[static_cast<std::size_t>(r)])
@@ -154,7 +316,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     // only; the in-switch ops are not issued by streams).
     std::map<std::pair<int, int32_t>, double> sends;
     double most_sent = 0;
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < reps; ++r) {
       double sent = 0;
       for (const Op& op : prog(r))
         if (op.kind == OpKind::kSend && op.stream >= 0) {
@@ -167,7 +329,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     // The reference's channels share the rank's bytes: one channel's share times them.
     cost.sent_per_byte = most_sent / ref_bytes;
     cost.piece_sync_s = 0;
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < reps; ++r)
       for (const Op& op : prog(r))
         if (op.kind == OpKind::kSend && op.stream >= 0)
           cost.piece_sync_s = std::max(cost.piece_sync_s, alpha(r, op.peer));
@@ -175,82 +337,9 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     cost.line_factor = pc.line_factor;
   }
 
-  // Latency: longest dependent message chain. An op is ready when its deps are done and,
-  // for a recv, its message has arrived (alpha after the matching send or store started);
-  // ops run as soon as they are ready, as the engine runs them (recvs posted up front
-  // block nothing but their dependents).
-  struct Key {
-    int src, dst;
-    uint64_t tag;
-    bool operator<(const Key& o) const {
-      return std::tie(src, dst, tag) < std::tie(o.src, o.dst, o.tag);
-    }
-  };
-  std::map<Key, std::pair<int, uint32_t>> recv_of;  // (src, dst, tag) -> dst's recv op
-  std::vector<std::vector<double>> done(static_cast<std::size_t>(n)),
-      arrival(static_cast<std::size_t>(n));
-  std::vector<std::vector<uint32_t>> need(static_cast<std::size_t>(n));
-  std::vector<std::vector<std::vector<uint32_t>>> dependents(static_cast<std::size_t>(n));
-  std::deque<std::pair<int, uint32_t>> ready;
-  std::size_t left = 0;
-  for (int r = 0; r < n; ++r) {
-    const auto& ops = prog(r);
-    const auto ri = static_cast<std::size_t>(r);
-    done[ri].assign(ops.size(), 0);
-    arrival[ri].assign(ops.size(), 0);
-    need[ri].assign(ops.size(), 0);
-    dependents[ri].assign(ops.size(), {});
-    left += ops.size();
-    for (uint32_t i = 0; i < ops.size(); ++i) {
-      need[ri][i] = static_cast<uint32_t>(ops[i].deps.size());
-      for (uint32_t d : ops[i].deps) dependents[ri][d].push_back(i);
-      if (ops[i].kind == OpKind::kRecv) {
-        ++need[ri][i];
-        recv_of[Key{ops[i].peer, r, ops[i].tag}] = {r, i};
-      }
-      if (need[ri][i] == 0) ready.emplace_back(r, i);
-    }
-  }
-  const auto release = [&](int r, uint32_t i) {
-    if (--need[static_cast<std::size_t>(r)][i] == 0) ready.emplace_back(r, i);
-  };
-  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
-    auto it = recv_of.find(Key{src, dst, tag});
-    if (it == recv_of.end()) return;  // validate() rules this out for make_schedule's output
-    const auto [q, j] = it->second;
-    arrival[static_cast<std::size_t>(q)][j] = at;
-    recv_of.erase(it);
-    release(q, j);
-  };
-  double latest = 0;
-  while (!ready.empty()) {
-    const auto [r, i] = ready.front();
-    ready.pop_front();
-    const auto ri = static_cast<std::size_t>(r);
-    const Op& op = prog(r)[i];
-    double t = 0;
-    for (uint32_t dep : op.deps) t = std::max(t, done[ri][dep]);
-    switch (op.kind) {
-      case OpKind::kRecv: t = std::max(t, arrival[ri][i]); break;
-      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
-      case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
-      case OpKind::kNvlsStore: {
-        const int first = nvls_group_first(s, r);
-        for (int q = first; q < first + nvls_group_size(s); ++q)
-          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
-        break;
-      }
-      default: break;
-    }
-    done[ri][i] = t;
-    latest = std::max(latest, t);
-    --left;
-    for (uint32_t d : dependents[ri][i]) release(r, d);
-  }
-  if (left > 0)
-    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
-                        " cannot complete: " + std::to_string(left) + " ops never ready");
-  cost.latency_s = latest;
+  // Latency: the longest dependent message chain (chain_latency_s).
+  const std::function<const NvlsPath&(int)> nvls_of = nvls;
+  cost.latency_s = chain_latency_s(collective, algorithm, cp, f, alpha, nvls_of);
   return cost;
 }
 
