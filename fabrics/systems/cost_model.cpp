@@ -52,7 +52,7 @@ int rank_period(const SystemSpec& spec, const std::vector<std::vector<int>>& lin
       }
       dom[v] = k < 0 ? -1 : k;
     }
-    std::vector<std::vector<int>> locals(size_t(blocks));
+    std::vector<std::vector<int>> locals(static_cast<size_t>(blocks));
     for (size_t v = 0; v < D; ++v)
       if (dom[v] >= 0) {
         local_index[v] = int(locals[size_t(dom[v])].size());
@@ -87,90 +87,103 @@ int rank_period(const SystemSpec& spec, const std::vector<std::vector<int>>& lin
   return 0;
 }
 
-}  // namespace
-
-coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
-  const topo::Graph& g = spec.graph;
-  // Paths are found on demand (a breadth-first search from the destination until the
-  // source is reached) and kept per (representative, shifted peer): no table of every
-  // pair or of every device's routes. `spec` must outlive the FabricCosts.
-  struct Lazy {
-    std::vector<std::vector<int>> link_at;                   // (device, port) -> link
-    std::vector<std::map<std::vector<int>, int>> groups_of;  // [rank]: ports -> group
-    std::vector<std::vector<double>> rate;                   // [rank][group]
-    std::unordered_map<uint64_t, coll::PathCost> paths;      // (rep << 32 | peer) -> cost
-    std::vector<int> dist;                                   // per device, -1 unseen
-    std::vector<int> touched;
-  };
-  auto lazy = std::make_shared<Lazy>();
-  std::vector<std::vector<int>>& link_at = lazy->link_at;
-  link_at.resize(g.devices.size());
-  for (size_t v = 0; v < g.devices.size(); ++v) link_at[v].assign(size_t(g.devices[v].ports), -1);
-  for (size_t i = 0; i < g.links.size(); ++i) {
-    const topo::Link& l = g.links[i];
-    link_at[size_t(l.a.device)][size_t(l.a.port)] = int(i);
-    link_at[size_t(l.b.device)][size_t(l.b.port)] = int(i);
-  }
-  struct {
-    const SystemSpec* spec;
-    const std::vector<std::vector<int>>* link_at;
-    const LinkParams* at(const std::pair<int, int>& dp) const {
-      const int i = (*link_at)[size_t(dp.first)][size_t(dp.second)];
-      FABRICSIM_ASSERT(i >= 0, "fabric_costs: an unlinked port");
-      return &spec->link_types.at(spec->graph.links[size_t(i)].type);
-    }
-  } const link_of{&spec, &link_at};
-  const int n = int(spec.ranks.size());
-  const WorkloadSpec& w = spec.workload;
-  const double trips = w.sync.fence_flag ? 3.0 : 1.0;
-  const uint64_t small = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
-  // Rank classes: with a period P, rank s's paths are those of its class representative
-  // s mod P to the peer shifted alike, and so are its groups and their rates.
-  const int period = classes ? rank_period(spec, link_at) : 0;
-  const auto rep = [period](int r) { return period > 0 ? r % period : r; };
-  lazy->groups_of.resize(size_t(n));
-  lazy->rate.resize(size_t(n));
-  lazy->dist.assign(g.devices.size(), -1);
-  // The group of `ports` of rank s (a representative): its id, made on first use.
-  const auto group_of = [sp = &spec, lazy, link_of](int s, const std::vector<int>& ports) {
-    const SystemSpec& spec = *sp;
+// The point-to-point paths of the cost model, found on demand (a breadth-first search from
+// the destination until the source is reached, as the flow level's) and kept per
+// (class representative, shifted peer): no table of every rank pair or of every device's
+// routes. With a period P, rank s's paths, groups and rates are those of its
+// representative s mod P to the peer shifted alike.
+class PathFinder {
+ public:
+  PathFinder(const SystemSpec& spec, bool classes) : spec_(&spec) {
     const topo::Graph& g = spec.graph;
-    auto [it, fresh] = lazy->groups_of[size_t(s)].try_emplace(ports, int(lazy->groups_of[size_t(s)].size()));
+    link_at_.resize(g.devices.size());
+    for (size_t v = 0; v < g.devices.size(); ++v)
+      link_at_[v].assign(size_t(g.devices[v].ports), -1);
+    for (size_t i = 0; i < g.links.size(); ++i) {
+      const topo::Link& l = g.links[i];
+      link_at_[size_t(l.a.device)][size_t(l.a.port)] = int(i);
+      link_at_[size_t(l.b.device)][size_t(l.b.port)] = int(i);
+    }
+    n_ = int(spec.ranks.size());
+    const WorkloadSpec& w = spec.workload;
+    trips_ = w.sync.fence_flag ? 3.0 : 1.0;
+    small_ = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
+    period_ = classes ? rank_period(spec, link_at_) : 0;
+    groups_of_.resize(size_t(n_));
+    rate_.resize(size_t(n_));
+    dist_.assign(g.devices.size(), -1);
+  }
+  int period() const { return period_; }
+  int rep(int r) const { return period_ > 0 ? r % period_ : r; }
+  // (device, port) -> its link's parameters (link_of.at({device, port})).
+  struct LinkOf {
+    const PathFinder* pf;
+    const LinkParams* at(const std::pair<int, int>& dp) const {
+      const int i = pf->link_at_[size_t(dp.first)][size_t(dp.second)];
+      FABRICSIM_ASSERT(i >= 0, "fabric_costs: an unlinked port");
+      return &pf->spec_->link_types.at(pf->spec_->graph.links[size_t(i)].type);
+    }
+  };
+  LinkOf link_of() const { return LinkOf{this}; }
+  coll::PathCost path(int s, int d) {
+    const int r = rep(s);
+    const int dd = ((d - (s - r)) % n_ + n_) % n_;
+    const uint64_t key = uint64_t(uint32_t(r)) << 32 | uint32_t(dd);
+    auto it = paths_.find(key);
+    if (it == paths_.end()) it = paths_.emplace(key, compute(r, dd)).first;
+    return it->second;
+  }
+  // The group of `ports` (ascending) of rank s's representative: its id, made on first use.
+  int group_of(int s, const std::vector<int>& ports) {
+    const int r = rep(s);
+    std::map<std::vector<int>, int>& groups = groups_of_[size_t(r)];
+    auto [it, fresh] = groups.try_emplace(ports, int(groups.size()));
     if (fresh) {
-      const int sdev = g.endpoints[size_t(spec.ranks[size_t(s)])];
+      const LinkOf link_of{this};
+      const int sdev = spec_->graph.endpoints[size_t(spec_->ranks[size_t(r)])];
       double bps = 0;
       for (int port : ports) {
         const LinkParams& lp = *link_of.at({sdev, port});
         bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
       }
-      lazy->rate[size_t(s)].push_back(bps);
+      rate_[size_t(r)].push_back(bps);
     }
     return it->second;
-  };
+  }
+  double group_Bps(int s, int grp) const { return rate_[size_t(rep(s))][size_t(grp)]; }
+  // The ports of group `grp` of rank s.
+  std::vector<int> group_ports(int s, int grp) const {
+    for (const auto& [ports, id] : groups_of_[size_t(rep(s))])
+      if (id == grp) return ports;
+    return {};
+  }
+
+ private:
   // The route ports of device v towards device dst (after the search): peers one step
   // closer that relay (or are dst), ascending.
-  const auto route_ports = [sp = &spec, lazy](int v, int dst) {
-    const topo::Graph& g = sp->graph;
+  std::vector<int> route_ports(int v, int dst) const {
+    const topo::Graph& g = spec_->graph;
     std::vector<int> out;
     for (int p = 0; p < g.devices[size_t(v)].ports; ++p) {
       const topo::LinkEnd nb = g.peer(v, p);
-      if (nb.device < 0 || lazy->dist[size_t(nb.device)] != lazy->dist[size_t(v)] - 1) continue;
+      if (nb.device < 0 || dist_[size_t(nb.device)] != dist_[size_t(v)] - 1) continue;
       if (nb.device != dst && !g.devices[size_t(nb.device)].forwards) continue;
       out.push_back(p);
     }
     return out;
-  };
-  const auto compute_path = [sp = &spec, lazy, link_of, trips, small, group_of,
-                             route_ports](int s, int d) {
-    const SystemSpec& spec = *sp;
+  }
+  coll::PathCost compute(int s, int d) {
+    const SystemSpec& spec = *spec_;
     const topo::Graph& g = spec.graph;
+    const LinkOf link_of{this};
+    const double trips = trips_;
+    const uint64_t small = small_;
     const int sdev = g.endpoints[size_t(spec.ranks[size_t(s)])];
     const int ddev = g.endpoints[size_t(spec.ranks[size_t(d)])];
-    std::vector<int>& dist = lazy->dist;
-    lazy->touched.clear();
+    touched_.clear();
     std::vector<int> level{ddev}, next;
-    dist[size_t(ddev)] = 0;
-    lazy->touched.push_back(ddev);
+    dist_[size_t(ddev)] = 0;
+    touched_.push_back(ddev);
     bool found = false;
     for (int depth = 0; !level.empty() && !found; ++depth) {
       next.clear();
@@ -178,9 +191,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
         if (u != ddev && !g.devices[size_t(u)].forwards) continue;
         for (int p = 0; p < g.devices[size_t(u)].ports; ++p) {
           const topo::LinkEnd nb = g.peer(u, p);
-          if (nb.device < 0 || dist[size_t(nb.device)] >= 0) continue;
-          dist[size_t(nb.device)] = depth + 1;
-          lazy->touched.push_back(nb.device);
+          if (nb.device < 0 || dist_[size_t(nb.device)] >= 0) continue;
+          dist_[size_t(nb.device)] = depth + 1;
+          touched_.push_back(nb.device);
           next.push_back(nb.device);
           found = found || nb.device == sdev;
         }
@@ -189,8 +202,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
     }
     coll::PathCost pc{1e9, -1};  // unreachable: never chosen
     if (found) {
-      const std::vector<int> ports = route_ports(sdev, ddev);
-      const int grp = group_of(s, ports);
+      const int grp = group_of(s, route_ports(sdev, ddev));
       // One small packet along the first shortest path.
       double t = 0;
       int dev = sdev;
@@ -207,18 +219,32 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
       }
       pc = coll::PathCost{trips * t, grp, t};
     }
-    for (int v : lazy->touched) dist[size_t(v)] = -1;
+    for (int v : touched_) dist_[size_t(v)] = -1;
     return pc;
-  };
-  const auto path = [lazy, compute_path, rep, n](int s, int d) {
-    const int r = rep(s);
-    const int dd = ((d - (s - r)) % n + n) % n;
-    const uint64_t key = uint64_t(uint32_t(r)) << 32 | uint32_t(dd);
-    auto it = lazy->paths.find(key);
-    if (it == lazy->paths.end()) it = lazy->paths.emplace(key, compute_path(r, dd)).first;
-    return it->second;
-  };
-  const std::vector<std::map<std::vector<int>, int>>& groups_of = lazy->groups_of;
+  }
+
+  const SystemSpec* spec_;
+  std::vector<std::vector<int>> link_at_;                   // (device, port) -> link index
+  int n_ = 0, period_ = 0;
+  double trips_ = 1;
+  uint64_t small_ = 1;
+  std::vector<std::map<std::vector<int>, int>> groups_of_;  // [rep]: ports -> group
+  std::vector<std::vector<double>> rate_;                   // [rep][group]: payload B/s
+  std::unordered_map<uint64_t, coll::PathCost> paths_;      // (rep << 32 | peer) -> cost
+  std::vector<int> dist_;                                   // per device, -1 unseen
+  std::vector<int> touched_;
+};
+
+}  // namespace
+
+coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
+  const topo::Graph& g = spec.graph;
+  const auto paths = std::make_shared<PathFinder>(spec, classes);
+  const PathFinder::LinkOf link_of = paths->link_of();
+  const int n = int(spec.ranks.size());
+  const WorkloadSpec& w = spec.workload;
+  const uint64_t small = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
+  const auto path = [paths](int s, int d) { return paths->path(s, d); };
   // The in-switch path of every rank: its links into NVLS switches (one port group; the
   // same group as its point-to-point traffic over those links when they are the ports
   // that reach its peers), the header bytes of requests and reads against a full data
@@ -249,7 +275,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
     coll::NvlsPath& np = nvls[s];
     // One group with the point-to-point traffic over the same links (ascending ports, as
     // routes list them), or a group of its own when they reach no peer point to point.
-    const int grp = group_of(rep(s), ports);
+    const int grp = paths->group_of(s, ports);
     np.group = grp;
     for (const auto& [dev, r] : sw_Bps) np.switches.emplace_back(engine_of.at(dev), r / wire_Bps);
     // Costs on the rank's first NVLS link (the links of a group are alike on every
@@ -301,10 +327,8 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
     f.base_s = double(w.sync.launch_latency_ps + w.sync.completion_latency_ps) * 1e-12;
     // LL's small stores against full packets on the rank's first link.
     double ll_store = 1.0;
-    std::vector<int> to1;  // rank 0's ports towards rank 1
-    if (n > 1 && path(0, 1).group >= 0)
-      for (const auto& [ports, id] : groups_of[0])
-        if (id == path(0, 1).group) to1 = ports;
+    // Rank 0's ports towards rank 1.
+    const std::vector<int> to1 = n > 1 ? paths->group_ports(0, path(0, 1).group) : std::vector<int>{};
     if (gpu.ll_store_bytes > 0 && !to1.empty()) {
       const LinkParams& lp = *link_of.at({dev0, to1.front()});
       const uint32_t st = std::min<uint32_t>(gpu.ll_store_bytes, lp.packet_payload);
@@ -324,9 +348,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
       }
     }
   }
-  f.period = period;
+  f.period = paths->period();
   f.path = path;
-  f.group_Bps = [lazy, rep](int r, int grp) { return lazy->rate[size_t(rep(r))][size_t(grp)]; };
+  f.group_Bps = [paths](int r, int grp) { return paths->group_Bps(r, grp); };
   f.nvls = std::move(nvls);
   f.nvls_switches = std::move(engines);
   return f;
@@ -350,6 +374,17 @@ size_t AutoChooser::pick(double bytes) const {
     }
   }
   return best;
+}
+
+std::vector<size_t> AutoChooser::ranked(double bytes) const {
+  std::vector<double> t(costs.size());
+  std::vector<size_t> order(costs.size());
+  for (size_t i = 0; i < costs.size(); ++i) {
+    t[i] = time_s(i, bytes);
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return t[x] < t[y]; });
+  return order;
 }
 
 std::string AutoChooser::label(size_t i) const {
@@ -419,14 +454,17 @@ AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
     const int channels = name == "ring" ? w.channels : 1;
     const bool sliced = coll::has_levels(w.collective, name) && w.algorithm == "auto";
-    for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices})
-      for (coll::Protocol p : protos) {
+    for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices}) {
+      // One schedule per (algorithm, slices), costed for every protocol.
+      const std::vector<coll::AlgoCost> costs =
+          coll::schedule_costs(w.collective, name, channels, w.elem_bytes, w.root, f, m, protos);
+      for (size_t i = 0; i < protos.size(); ++i) {
         a.names.push_back(name);
         a.slices.push_back(m);
-        a.protos.push_back(p);
-        a.costs.push_back(
-            coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, m, p));
+        a.protos.push_back(protos[i]);
+        a.costs.push_back(costs[i]);
       }
+    }
   }
   return a;
 }

@@ -49,6 +49,8 @@ struct AutoChooser {
   double time_s(size_t i, double bytes) const;  // candidate i's predicted time
   // Index of the cheapest candidate for `bytes` (first one on ties).
   size_t pick(double bytes) const;
+  // Every candidate, cheapest first for `bytes` (pick() first; ties in candidate order).
+  std::vector<size_t> ranked(double bytes) const;
   std::string label(size_t i) const;
   nlohmann::json to_json() const;  // per candidate label: latency_us, GBps (1 / s_per_byte)
 };

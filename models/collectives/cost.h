@@ -30,9 +30,10 @@
 //     store B to its multicast engines; an engine's time is its input over its rate,
 //     and a rank's NVLS group takes at least as long as the slowest engine it feeds.
 // Rank classes (any rank count). With FabricCosts::period P, schedule_cost asks the
-// generator for ranks [0, 2P) only (CollParams::rank_limit; ring and hierarchical
-// all-reduce honour it) and, where ranks [P, 2P) run ranks [0, P)'s programs shifted by P
-// (P = period, else 2 x period: a rail-aligned ring's period is two domains), costs the
+// generator for ranks [0, P] only (CollParams::rank_limit; ring and hierarchical
+// all-reduce honour it) and, where rank P runs rank 0's program shifted by P (the flow
+// level's fold check; P = period, else 2 x period: a rail-aligned ring's period is two
+// domains), costs the
 // representatives [0, P) alone: their bytes per group, streams and dependency chain (a
 // message to rank d arrives at d mod P from its sender shifted by the same multiple of
 // P). Time and memory grow with P times a program, not with every rank's program; the
@@ -147,5 +148,10 @@ struct AlgoCost {
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
                        int slices = 1, Protocol p = Protocol::kSimple);
+// The same for each of `protos`, from one build of the schedule.
+std::vector<AlgoCost> schedule_costs(const std::string& collective, const std::string& algorithm,
+                                     int channels, uint32_t elem_bytes, int root,
+                                     const FabricCosts& f, int slices,
+                                     const std::vector<Protocol>& protos);
 
 }  // namespace fabricsim::coll

@@ -5,6 +5,7 @@
 #include <sys/resource.h>
 
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -110,6 +111,34 @@ TEST(CostClasses, AutoCostsNvl576ByClassesWithinBounds) {
   EXPECT_FALSE(large.empty());
   EXPECT_LT(cpu_s() - cpu0, 60.0);
   EXPECT_LT(peak_rss_kib(), 2L << 20);
+}
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// The 16,384-GPU rail cluster (configs/rail_16k_h100_flow.yaml): auto's costs by rank
+// classes, with the time and memory they take. A measurement, not a CI test (it loads
+// 2,048 nodes): run with --gtest_also_run_disabled_tests --gtest_filter='*Rail16k*'.
+TEST(CostClasses, DISABLED_Rail16kCostsAndPicks) {
+  const double cpu0 = cpu_s();
+  const SystemSpec spec = load_system(
+      std::string(FABRICSIM_SOURCE_DIR) + "/configs/rail_16k_h100_flow.yaml",
+      {"workload.algorithm=auto"}, std::nullopt);
+  const double cpu1 = cpu_s();
+  const coll::FabricCosts f = fabric_costs(spec);
+  const AutoChooser a = make_auto_chooser(spec, f);
+  const double cpu2 = cpu_s();
+  std::printf("load %.2f s CPU, costs %.2f s CPU, peak RSS %.0f MiB, period %d\n",
+              cpu1 - cpu0, cpu2 - cpu1, double(peak_rss_kib()) / 1024, f.period);
+  for (size_t i = 0; i < a.names.size(); ++i)
+    std::printf("  %-28s ranks costed %6d  latency %10.3f us  %8.3f GB/s\n",
+                a.label(i).c_str(), a.costs[i].ranks_costed, a.costs[i].latency_s * 1e6,
+                1e-9 / a.costs[i].s_per_byte);
+  for (double bytes = 1 << 20; bytes <= 16.0 * (1ull << 30); bytes *= 16)
+    std::printf("  %.0f B: %s\n", bytes, a.label(a.pick(bytes)).c_str());
 }
 
 }  // namespace
