@@ -74,6 +74,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   sys.engine().set_sync(w.sync);
   const bool is_auto = w.algorithm == "auto";
   AutoChooser chooser;
+  const double auto0 = cpu_s();
   if (is_auto && spec.auto_in_switch.empty()) chooser = make_auto_chooser(spec);
   if (is_auto && !spec.auto_in_switch.empty()) {
     // auto chooses among what the flow level models: no in-switch (NVLS) candidates.
@@ -81,6 +82,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
     flat.auto_in_switch.clear();
     chooser = make_auto_chooser(flat);
   }
+  const double auto_cpu_s = is_auto ? cpu_s() - auto0 : -1.0;
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<TrafficWorkload> traffic;
   std::unique_ptr<JobRunner> runner;
@@ -183,6 +185,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   }
   RunCost cost;
   cost.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  cost.auto_cost_cpu_s = auto_cpu_s;
   cost.kernel_events = g_kernel_events;
   cost.delta_cycles = sc_core::sc_delta_count();
   cost.peak_rss_kib = peak_rss_kib();

@@ -58,7 +58,8 @@ TEST(CostClasses, SameCostsAndPicksAsEveryRankOnTheShippedConfigs) {
     }
     if (spec.ranks.size() > 256 || spec.workload.is_training) continue;
     SCOPED_TRACE(file.filename().string());
-    const AutoChooser a = make_auto_chooser(spec, fabric_costs(spec, true));
+    const coll::FabricCosts fc = fabric_costs(spec, true);
+    const AutoChooser a = make_auto_chooser(spec, fc);
     const AutoChooser b = make_auto_chooser(spec, fabric_costs(spec, false));
     ASSERT_EQ(a.names.size(), b.names.size());
     for (size_t i = 0; i < a.names.size(); ++i) {
@@ -72,6 +73,9 @@ TEST(CostClasses, SameCostsAndPicksAsEveryRankOnTheShippedConfigs) {
       EXPECT_LE(rel(x.sent_per_byte, y.sent_per_byte), 1e-9);
       EXPECT_LE(rel(x.piece_sync_s, y.piece_sync_s), 1e-9);
       if (x.ranks_costed < y.ranks_costed) ++classed;
+      std::printf("%-28s %4zu ranks, period %3d: %-24s costed on %d\n",
+                  file.filename().string().c_str(), spec.ranks.size(), fc.period,
+                  a.label(i).c_str(), x.ranks_costed);
     }
     for (double bytes = 1024; bytes <= 4.0 * (1ull << 30); bytes *= 4)
       EXPECT_EQ(a.label(a.pick(bytes)), b.label(b.pick(bytes))) << bytes << " B";
@@ -84,8 +88,9 @@ TEST(CostClasses, SameCostsAndPicksAsEveryRankOnTheShippedConfigs) {
 // auto above 256 ranks (the limit of the full costing: 576 ranks passed 14 GB): NVL576
 // (configs/nvl576_two_tier.yaml, 8 racks of 72) costs its candidates by rank classes, the
 // ring on a few representatives, and picks; the ring's classed latency is the ring's
-// 2(n-1) dependent steps, each at least one GPU-leaf-GPU trip. Bounds: 60 s CPU and
-// 2 GiB of peak RSS for the whole test process (measured ~3 s and ~0.3 GiB).
+// 2(n-1) dependent steps, each at least one GPU-leaf-GPU trip. Bound: 60 s CPU for the
+// load and the costs (measured ~2 s; the memory bound is tests/system/test_auto_scale.cpp's,
+// on a process of its own).
 TEST(CostClasses, AutoCostsNvl576ByClassesWithinBounds) {
   const double cpu0 = cpu_s();
   const SystemSpec spec = load_system(
@@ -110,7 +115,6 @@ TEST(CostClasses, AutoCostsNvl576ByClassesWithinBounds) {
   EXPECT_FALSE(small.empty());
   EXPECT_FALSE(large.empty());
   EXPECT_LT(cpu_s() - cpu0, 60.0);
-  EXPECT_LT(peak_rss_kib(), 2L << 20);
 }
 
 }  // namespace
