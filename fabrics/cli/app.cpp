@@ -156,6 +156,12 @@ uint64_t peak_rss_kib() {
   return uint64_t(ru.ru_maxrss);
 }
 
+double user_cpu_s() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec);
+}
+
 std::string join_args(const std::vector<std::string>& args) {
   std::string s = "fabricsim";
   for (const auto& a : args) s += " " + a;
@@ -205,7 +211,9 @@ int run(const Options& o, const std::vector<std::string>& args) {
   // auto, or a protocol chosen per size: the cost model picks (cost_model.h).
   const bool choose = !w.is_training && (is_auto || w.protocol == "auto");
   AutoChooser chooser;
+  const double auto0 = user_cpu_s();
   if (choose) chooser = make_auto_chooser(spec);
+  const double auto_cpu_s = choose ? user_cpu_s() - auto0 : -1.0;
   const bool training = w.is_training;
   // Training workloads (fabrics/sim/training_run.h): jobs back to back instead of a size sweep.
   std::unique_ptr<TrainingWorkload> train;
@@ -304,6 +312,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
   RunCost cost;
   cost.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  cost.auto_cost_cpu_s = auto_cpu_s;
   cost.kernel_events = g_kernel_events;
   cost.delta_cycles = sc_core::sc_delta_count();
   cost.transaction_hops = sys.transaction_hops();

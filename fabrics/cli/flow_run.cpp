@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include <systemc>
 
@@ -73,6 +74,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   sys.engine().set_sync(w.sync);
   const bool is_auto = w.algorithm == "auto";
   AutoChooser chooser;
+  const double auto0 = cpu_s();
   if (is_auto && spec.auto_in_switch.empty()) chooser = make_auto_chooser(spec);
   if (is_auto && !spec.auto_in_switch.empty()) {
     // auto chooses among what the flow level models: no in-switch (NVLS) candidates.
@@ -80,6 +82,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
     flat.auto_in_switch.clear();
     chooser = make_auto_chooser(flat);
   }
+  const double auto_cpu_s = is_auto ? cpu_s() - auto0 : -1.0;
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<TrafficWorkload> traffic;
   std::unique_ptr<JobRunner> runner;
@@ -101,21 +104,63 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   const bool jobs = train || traffic;
   const std::vector<uint64_t> sizes = jobs ? std::vector<uint64_t>{} : w.sizes();
   const int folded = sys.active_ranks();
-  const auto schedule = [&](uint64_t count) {
+  std::vector<int> folds(chooser.names.size(), -1);  // auto, folded: candidate folds (-1: unknown)
+  const auto schedule = [&](uint64_t count) -> coll::Schedule {
+        const auto build = [&](coll::CollParams cp, const std::string& algo,
+                               const std::string& label) {
+          // Folded: one period of ranks plus the first rank of the next, to check the shift.
+          if (folded != n) cp.rank_limit = folded + 1;
+          coll::Schedule s = coll::make_schedule(w.collective, algo, cp, spec.domain_size);
+          if (!label.empty()) s.algorithm = label;
+          if (folded != n) sys.fold_schedule(s);
+          return s;
+        };
         coll::CollParams cp = w.coll_params(n, count);
-        std::string algo = w.algorithm, label;
-        if (is_auto) {
-          const size_t c = chooser.pick(double(count) * w.elem_bytes);
-          cp.slices = chooser.slices[c];
-          algo = chooser.names[c];
-          label = chooser.label(c);
+        if (!is_auto || folded == n) {
+          if (is_auto) {
+            const size_t c = chooser.pick(double(count) * w.elem_bytes);
+            cp.slices = chooser.slices[c];
+            return build(cp, chooser.names[c], chooser.label(c));
+          }
+          return build(cp, w.algorithm, "");
         }
-        // Folded: one period of ranks plus the first rank of the next, to check the shift.
-        if (folded != n) cp.rank_limit = folded + 1;
-        coll::Schedule s = coll::make_schedule(w.collective, algo, cp, spec.domain_size);
-        if (!label.empty()) s.algorithm = label;
-        if (folded != n) sys.fold_schedule(s);
-        return s;
+        // auto, folded: the cheapest candidate whose schedule folds. A probe (one channel,
+        // one piece per block) filters out the generators that build every rank (tree,
+        // halving-doubling: their shape differs from node to node, and a whole schedule of
+        // the unfolded system is what folding avoids) and the schedules that do not repeat.
+        const std::vector<size_t> order = chooser.ranked(double(count) * w.elem_bytes);
+        std::optional<InputError> first;
+        for (const size_t c : order) {
+          if (folds[c] < 0) {
+            coll::CollParams probe = w.coll_params(n, 8 * uint64_t(n));
+            probe.channels = 1;
+            probe.slices = chooser.slices[c];
+            probe.rank_limit = folded + 1;
+            coll::Schedule s = coll::make_schedule(w.collective, chooser.names[c], probe,
+                                                   spec.domain_size);
+            bool ok = true;
+            for (size_t r = size_t(folded) + 1; r < s.programs.size() && ok; ++r)
+              ok = s.programs[r].ops.empty();
+            try {
+              if (ok) sys.fold_schedule(s);
+            } catch (const InputError&) {
+              ok = false;
+            }
+            folds[c] = ok ? 1 : 0;
+          }
+          if (!folds[c]) continue;
+          cp.slices = chooser.slices[c];
+          try {
+            return build(cp, chooser.names[c], chooser.label(c));
+          } catch (const InputError& e) {
+            if (!first) first = e;
+          }
+        }
+        if (first) throw *first;
+        throw InputError(spec.file + ": simulation.flow_fold: no candidate of algorithm auto "
+                         "folds (" + std::to_string(order.size()) + " tried); hint: set "
+                         "simulation.flow_fold: false, or name an algorithm that repeats "
+                         "from node to node (ring, hierarchical)");
       };
   // Folded: every size's schedule is checked for the fold's symmetry before the run (a bad
   // input, exit 2), then built again when its row starts.
@@ -140,6 +185,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   }
   RunCost cost;
   cost.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  cost.auto_cost_cpu_s = auto_cpu_s;
   cost.kernel_events = g_kernel_events;
   cost.delta_cycles = sc_core::sc_delta_count();
   cost.peak_rss_kib = peak_rss_kib();

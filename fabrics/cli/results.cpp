@@ -85,7 +85,12 @@ void print_cost(std::ostream& os, const RunCost& c) {
                 (unsigned long long)c.transaction_hops, double(c.transaction_hops) / w / 1e6,
                 (unsigned long long)c.packet_hops, double(c.packet_hops) / w / 1e6,
                 double(c.payload_bytes_moved) / w / 1e9, double(c.peak_rss_kib) / 1024.0);
-  os << buf;
+  std::string line = buf;
+  if (c.auto_cost_cpu_s >= 0) {  // before the newline: one run-cost line
+    std::snprintf(buf, sizeof buf, ", auto cost model %.2f s CPU", c.auto_cost_cpu_s);
+    line.insert(line.size() - 1, buf);
+  }
+  os << line;
 }
 
 std::vector<ComparedRow> compared_rows(const std::vector<RowResult>& rows) {
@@ -175,6 +180,7 @@ nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>
                    {"simulated_bytes_per_wall_s",
                     double(c.payload_bytes_moved) / (c.wall_s > 0 ? c.wall_s : 1e-9)},
                    {"peak_rss_kib", c.peak_rss_kib},
+                   {"auto_cost_cpu_s", c.auto_cost_cpu_s},
                    {"estimate",
                     {{"memory_bytes", c.estimated_memory_bytes},
                      {"transaction_hops", c.estimated_transaction_hops},

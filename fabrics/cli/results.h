@@ -35,6 +35,7 @@ struct RunCost {
   uint64_t packet_hops = 0;         // protocol packets x links crossed
   uint64_t payload_bytes_moved = 0; // payload bytes x links crossed
   uint64_t peak_rss_kib = 0;
+  double auto_cost_cpu_s = -1;      // CPU seconds of auto's cost model (-1: no auto)
   // What the checks estimated (fabrics/systems/estimate.h) and the limits they applied.
   double estimated_memory_bytes = 0, estimated_transaction_hops = 0, estimated_wall_s = 0;
   uint64_t memory_limit = 0, wall_limit_ps = 0;

@@ -354,7 +354,8 @@ void FlowSystem::plan_fold() {
   // A ring all-reduce on rail-aligned rings alternates its direction inside the nodes from
   // one node to the next (algorithms.h, rail_ring_orders): its period is two nodes.
   const WorkloadSpec& w = spec_.workload;
-  int t = (w.collective == "all_reduce" && w.algorithm == "ring") ? 2 : 1;
+  // (auto may pick the ring.)
+  int t = (w.collective == "all_reduce" && (w.algorithm == "ring" || w.algorithm == "auto")) ? 2 : 1;
   if (N % t != 0 || N / t < 2) fail("the " + std::to_string(N) + " nodes hold no repeating period of " + std::to_string(t) + " nodes");
   const size_t D = g_.devices.size();
   std::vector<int> dom(D, -2);  // -2 unknown, -1 global, else node

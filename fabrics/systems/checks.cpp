@@ -18,9 +18,6 @@ namespace fabricsim {
 
 namespace {
 
-// algorithm: auto on more ranks than this is a config error (check_system).
-constexpr size_t kAutoMaxRanks = 256;
-
 // One aggregated transaction must fit every receive buffer it crosses, or the sender could
 // never collect enough credits. With link-level retry the replay buffer keeps a transaction
 // until its ack is back, so it must hold one transaction plus what the line carries in an
@@ -250,16 +247,6 @@ void check_system(SystemSpec& s, const SpecSources& src) {
                       "use a rank from 0 to " + std::to_string(n - 1));
   if (coll::uses_nvls_switches(w.algorithm)) check_in_switch(s, src, w.algorithm);
   const bool is_auto = w.algorithm == "auto" && !w.is_training;
-  // auto costs every candidate's whole schedule per size (direct's n^2 messages, each
-  // with its derived dependencies): 256 ranks take ~3 minutes and ~3 GB, 576 more than
-  // 14 GB. Refuse instead of exhausting memory.
-  if (is_auto && n > kAutoMaxRanks)
-    src.workload.fail(
-        "algorithm",
-        "auto is limited to " + std::to_string(kAutoMaxRanks) + " ranks and this system has " +
-            std::to_string(n) + ": its cost model builds every candidate's schedule (direct "
-            "all-reduce alone has n^2 messages), which takes more memory than a machine has",
-        "name an algorithm (e.g. ring, tree or halving_doubling)");
   // auto: an in-switch algorithm is a candidate exactly where naming it would pass its
   // checks (the same code; its complaint just removes the candidate). On one domain
   // hierarchical_nvls has nvls's reductions and stores (no level to cross): left to nvls.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,48 +18,197 @@
 
 namespace fabricsim {
 
-coll::FabricCosts fabric_costs(const SystemSpec& spec) {
+namespace {
+
+// Rank classes: the smallest P < n dividing n such that shifting every rank by P is a
+// symmetry of the graph, 0 if none. As the flow level's fold (flow_system.cpp), per block
+// of P ranks: a device is local to the block of the ranks it links to when they are all
+// in one block, global otherwise (or when it links to none); the shift maps the j-th
+// local device of block k to the j-th of block k + 1 and every global device to itself.
+// It is a symmetry when every rank's device maps to the next block's rank's device and
+// every link with a local end maps onto a link of the same type (ports kept on local
+// ends). Shortest paths, their port groups and costs are then invariant under it.
+int rank_period(const SystemSpec& spec, const std::vector<std::vector<int>>& link_at) {
   const topo::Graph& g = spec.graph;
-  const topo::Routes routes = topo::compute_routes(g);
-  std::map<std::pair<int, int>, const LinkParams*> link_of;  // (device, port) -> its link
-  for (const topo::Link& l : g.links) {
-    const LinkParams* lp = &spec.link_types.at(l.type);
-    link_of[{l.a.device, l.a.port}] = lp;
-    link_of[{l.b.device, l.b.port}] = lp;
-  }
   const int n = int(spec.ranks.size());
-  const WorkloadSpec& w = spec.workload;
-  const double trips = w.sync.fence_flag ? 3.0 : 1.0;
-  const uint64_t small = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
-  std::vector<std::vector<coll::PathCost>> path(n, std::vector<coll::PathCost>(n));
-  std::vector<std::vector<double>> rate(n);  // [rank][group]
-  std::vector<std::map<std::vector<int>, int>> groups_of(n);  // [rank]: ports -> group
-  for (int s = 0; s < n; ++s) {
-    const int sdev = g.endpoints[spec.ranks[s]];
-    std::map<std::vector<int>, int>& groups = groups_of[s];
-    for (int d = 0; d < n; ++d) {
-      if (d == s) continue;
-      const int dst_id = spec.ranks[d];
-      const std::vector<int>& ports = routes[sdev][dst_id];
-      if (ports.empty()) {  // unreachable: never chosen
-        path[s][d] = coll::PathCost{1e9, -1};
-        continue;
+  const size_t D = g.devices.size();
+  for (const topo::Device& d : g.devices)
+    if (!d.circuit.empty()) return 0;  // light paths change at run time
+  std::vector<int> dom(D), local_index(D);
+  for (int P = 1; 2 * P <= n; ++P) {
+    if (n % P != 0) continue;
+    const int blocks = n / P;
+    std::fill(dom.begin(), dom.end(), -2);  // -2 unknown, -1 global, else block
+    for (int r = 0; r < n; ++r) dom[size_t(g.endpoints[size_t(spec.ranks[size_t(r)])])] = r / P;
+    for (size_t v = 0; v < D; ++v) {
+      if (dom[v] != -2) continue;
+      int k = -2;
+      for (int p = 0; p < g.devices[v].ports; ++p) {
+        const topo::LinkEnd e = g.physical_peer(int(v), p);
+        if (e.device < 0 || !g.devices[size_t(e.device)].terminal) continue;
+        const int kd = dom[size_t(e.device)];
+        if (kd < 0) { k = -1; break; }  // a terminal that is no rank
+        k = (k == -2 || k == kd) ? kd : -1;
       }
-      auto [it, fresh] = groups.try_emplace(ports, int(groups.size()));
-      if (fresh) {
-        double bps = 0;
-        for (int port : ports) {
-          const LinkParams& lp = *link_of.at({sdev, port});
-          bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
+      dom[v] = k < 0 ? -1 : k;
+    }
+    std::vector<std::vector<int>> locals(static_cast<size_t>(blocks));
+    for (size_t v = 0; v < D; ++v)
+      if (dom[v] >= 0) {
+        local_index[v] = int(locals[size_t(dom[v])].size());
+        locals[size_t(dom[v])].push_back(int(v));
+      }
+    bool ok = true;
+    for (int k = 1; k < blocks && ok; ++k) {
+      ok = locals[size_t(k)].size() == locals[0].size();
+      for (size_t j = 0; ok && j < locals[0].size(); ++j)
+        ok = g.devices[size_t(locals[size_t(k)][j])].type == g.devices[size_t(locals[0][j])].type;
+    }
+    const auto image = [&](int v) {
+      return dom[size_t(v)] < 0 ? v
+                                : locals[size_t((dom[size_t(v)] + 1) % blocks)][size_t(local_index[size_t(v)])];
+    };
+    for (int r = 0; r < n && ok; ++r)
+      ok = image(g.endpoints[size_t(spec.ranks[size_t(r)])]) ==
+           g.endpoints[size_t(spec.ranks[size_t((r + P) % n)])];
+    for (size_t i = 0; i < g.links.size() && ok; ++i) {
+      const topo::Link& l = g.links[i];
+      if (dom[size_t(l.a.device)] < 0 && dom[size_t(l.b.device)] < 0) continue;
+      const bool a_local = dom[size_t(l.a.device)] >= 0;
+      const topo::LinkEnd e = a_local ? l.a : l.b, o = a_local ? l.b : l.a;
+      const int ie = image(e.device);
+      const topo::LinkEnd far = g.physical_peer(ie, e.port);
+      const int li = link_at[size_t(ie)][size_t(e.port)];
+      ok = li >= 0 && far.device == image(o.device) &&
+           (dom[size_t(o.device)] < 0 || far.port == o.port) && g.links[size_t(li)].type == l.type;
+    }
+    if (ok) return P;
+  }
+  return 0;
+}
+
+// The point-to-point paths of the cost model, found on demand (a breadth-first search from
+// the destination until the source is reached, as the flow level's) and kept per
+// (class representative, shifted peer): no table of every rank pair or of every device's
+// routes. With a period P, rank s's paths, groups and rates are those of its
+// representative s mod P to the peer shifted alike.
+class PathFinder {
+ public:
+  PathFinder(const SystemSpec& spec, bool classes) : spec_(&spec) {
+    const topo::Graph& g = spec.graph;
+    link_at_.resize(g.devices.size());
+    for (size_t v = 0; v < g.devices.size(); ++v)
+      link_at_[v].assign(size_t(g.devices[v].ports), -1);
+    for (size_t i = 0; i < g.links.size(); ++i) {
+      const topo::Link& l = g.links[i];
+      link_at_[size_t(l.a.device)][size_t(l.a.port)] = int(i);
+      link_at_[size_t(l.b.device)][size_t(l.b.port)] = int(i);
+    }
+    n_ = int(spec.ranks.size());
+    const WorkloadSpec& w = spec.workload;
+    trips_ = w.sync.fence_flag ? 3.0 : 1.0;
+    small_ = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
+    period_ = classes ? rank_period(spec, link_at_) : 0;
+    groups_of_.resize(size_t(n_));
+    rate_.resize(size_t(n_));
+    dist_.assign(g.devices.size(), -1);
+  }
+  int period() const { return period_; }
+  int rep(int r) const { return period_ > 0 ? r % period_ : r; }
+  // (device, port) -> its link's parameters (link_of.at({device, port})).
+  struct LinkOf {
+    const PathFinder* pf;
+    const LinkParams* at(const std::pair<int, int>& dp) const {
+      const int i = pf->link_at_[size_t(dp.first)][size_t(dp.second)];
+      FABRICSIM_ASSERT(i >= 0, "fabric_costs: an unlinked port");
+      return &pf->spec_->link_types.at(pf->spec_->graph.links[size_t(i)].type);
+    }
+  };
+  LinkOf link_of() const { return LinkOf{this}; }
+  coll::PathCost path(int s, int d) {
+    const int r = rep(s);
+    const int dd = ((d - (s - r)) % n_ + n_) % n_;
+    const uint64_t key = uint64_t(uint32_t(r)) << 32 | uint32_t(dd);
+    auto it = paths_.find(key);
+    if (it == paths_.end()) it = paths_.emplace(key, compute(r, dd)).first;
+    return it->second;
+  }
+  // The group of `ports` (ascending) of rank s's representative: its id, made on first use.
+  int group_of(int s, const std::vector<int>& ports) {
+    const int r = rep(s);
+    std::map<std::vector<int>, int>& groups = groups_of_[size_t(r)];
+    auto [it, fresh] = groups.try_emplace(ports, int(groups.size()));
+    if (fresh) {
+      const LinkOf link_of{this};
+      const int sdev = spec_->graph.endpoints[size_t(spec_->ranks[size_t(r)])];
+      double bps = 0;
+      for (int port : ports) {
+        const LinkParams& lp = *link_of.at({sdev, port});
+        bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
+      }
+      rate_[size_t(r)].push_back(bps);
+    }
+    return it->second;
+  }
+  double group_Bps(int s, int grp) const { return rate_[size_t(rep(s))][size_t(grp)]; }
+  // The ports of group `grp` of rank s.
+  std::vector<int> group_ports(int s, int grp) const {
+    for (const auto& [ports, id] : groups_of_[size_t(rep(s))])
+      if (id == grp) return ports;
+    return {};
+  }
+
+ private:
+  // The route ports of device v towards device dst (after the search): peers one step
+  // closer that relay (or are dst), ascending.
+  std::vector<int> route_ports(int v, int dst) const {
+    const topo::Graph& g = spec_->graph;
+    std::vector<int> out;
+    for (int p = 0; p < g.devices[size_t(v)].ports; ++p) {
+      const topo::LinkEnd nb = g.peer(v, p);
+      if (nb.device < 0 || dist_[size_t(nb.device)] != dist_[size_t(v)] - 1) continue;
+      if (nb.device != dst && !g.devices[size_t(nb.device)].forwards) continue;
+      out.push_back(p);
+    }
+    return out;
+  }
+  coll::PathCost compute(int s, int d) {
+    const SystemSpec& spec = *spec_;
+    const topo::Graph& g = spec.graph;
+    const LinkOf link_of{this};
+    const double trips = trips_;
+    const uint64_t small = small_;
+    const int sdev = g.endpoints[size_t(spec.ranks[size_t(s)])];
+    const int ddev = g.endpoints[size_t(spec.ranks[size_t(d)])];
+    touched_.clear();
+    std::vector<int> level{ddev}, next;
+    dist_[size_t(ddev)] = 0;
+    touched_.push_back(ddev);
+    bool found = false;
+    for (int depth = 0; !level.empty() && !found; ++depth) {
+      next.clear();
+      for (int u : level) {
+        if (u != ddev && !g.devices[size_t(u)].forwards) continue;
+        for (int p = 0; p < g.devices[size_t(u)].ports; ++p) {
+          const topo::LinkEnd nb = g.peer(u, p);
+          if (nb.device < 0 || dist_[size_t(nb.device)] >= 0) continue;
+          dist_[size_t(nb.device)] = depth + 1;
+          touched_.push_back(nb.device);
+          next.push_back(nb.device);
+          found = found || nb.device == sdev;
         }
-        rate[s].push_back(bps);
       }
+      level.swap(next);
+    }
+    coll::PathCost pc{1e9, -1};  // unreachable: never chosen
+    if (found) {
+      const int grp = group_of(s, route_ports(sdev, ddev));
       // One small packet along the first shortest path.
       double t = 0;
       int dev = sdev;
-      for (int hop = 0; dev != g.endpoints[dst_id]; ++hop) {
+      for (int hop = 0; dev != ddev; ++hop) {
         FABRICSIM_ASSERT(hop < 64, "fabric_costs: route loop");
-        const int port = routes[dev][dst_id].front();
+        const int port = route_ports(dev, ddev).front();
         const LinkParams& lp = *link_of.at({dev, port});
         t += double(lp.latency_ps) * 1e-12 +
              double(lp.framing->packet_wire_bytes(uint32_t(std::min<uint64_t>(small, lp.packet_payload)))) *
@@ -66,9 +217,34 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
         if (const SwitchParams* sp = spec.type_of(dev).find<SwitchParams>("switch_frame"))
           t += double(sp->pipeline_latency_ps) * 1e-12;
       }
-      path[s][d] = coll::PathCost{trips * t, it->second, t};
+      pc = coll::PathCost{trips * t, grp, t};
     }
+    for (int v : touched_) dist_[size_t(v)] = -1;
+    return pc;
   }
+
+  const SystemSpec* spec_;
+  std::vector<std::vector<int>> link_at_;                   // (device, port) -> link index
+  int n_ = 0, period_ = 0;
+  double trips_ = 1;
+  uint64_t small_ = 1;
+  std::vector<std::map<std::vector<int>, int>> groups_of_;  // [rep]: ports -> group
+  std::vector<std::vector<double>> rate_;                   // [rep][group]: payload B/s
+  std::unordered_map<uint64_t, coll::PathCost> paths_;      // (rep << 32 | peer) -> cost
+  std::vector<int> dist_;                                   // per device, -1 unseen
+  std::vector<int> touched_;
+};
+
+}  // namespace
+
+coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
+  const topo::Graph& g = spec.graph;
+  const auto paths = std::make_shared<PathFinder>(spec, classes);
+  const PathFinder::LinkOf link_of = paths->link_of();
+  const int n = int(spec.ranks.size());
+  const WorkloadSpec& w = spec.workload;
+  const uint64_t small = std::max<uint64_t>(1, w.sync.fence_flag ? w.sync.ack_bytes : 1);
+  const auto path = [paths](int s, int d) { return paths->path(s, d); };
   // The in-switch path of every rank: its links into NVLS switches (one port group; the
   // same group as its point-to-point traffic over those links when they are the ports
   // that reach its peers), the header bytes of requests and reads against a full data
@@ -97,24 +273,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     }
     if (ports.empty()) continue;
     coll::NvlsPath& np = nvls[s];
-    std::vector<int> key = ports;
-    std::map<std::vector<int>, int>& groups = groups_of[s];
-    int grp = -1;
-    for (const auto& [k, id] : groups) {
-      std::vector<int> sorted = k;
-      std::sort(sorted.begin(), sorted.end());
-      if (sorted == key) grp = id;
-    }
-    if (grp < 0) {  // links that reach no peer point to point: a group of their own
-      grp = int(rate[s].size());
-      groups.emplace(key, grp);
-      double bps = 0;
-      for (int port : ports) {
-        const LinkParams& lp = *link_of.at({sdev, port});
-        bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
-      }
-      rate[s].push_back(bps);
-    }
+    // One group with the point-to-point traffic over the same links (ascending ports, as
+    // routes list them), or a group of its own when they reach no peer point to point.
+    const int grp = paths->group_of(s, ports);
     np.group = grp;
     for (const auto& [dev, r] : sw_Bps) np.switches.emplace_back(engine_of.at(dev), r / wire_Bps);
     // Costs on the rank's first NVLS link (the links of a group are alike on every
@@ -166,7 +327,8 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
     f.base_s = double(w.sync.launch_latency_ps + w.sync.completion_latency_ps) * 1e-12;
     // LL's small stores against full packets on the rank's first link.
     double ll_store = 1.0;
-    const std::vector<int>& to1 = routes[dev0][spec.ranks[n > 1 ? 1 : 0]];
+    // Rank 0's ports towards rank 1.
+    const std::vector<int> to1 = n > 1 ? paths->group_ports(0, path(0, 1).group) : std::vector<int>{};
     if (gpu.ll_store_bytes > 0 && !to1.empty()) {
       const LinkParams& lp = *link_of.at({dev0, to1.front()});
       const uint32_t st = std::min<uint32_t>(gpu.ll_store_bytes, lp.packet_payload);
@@ -186,8 +348,9 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec) {
       }
     }
   }
-  f.path = [path](int s, int d) { return path[s][d]; };
-  f.group_Bps = [rate](int r, int grp) { return rate[r][grp]; };
+  f.period = paths->period();
+  f.path = path;
+  f.group_Bps = [paths](int r, int grp) { return paths->group_Bps(r, grp); };
   f.nvls = std::move(nvls);
   f.nvls_switches = std::move(engines);
   return f;
@@ -213,6 +376,17 @@ size_t AutoChooser::pick(double bytes) const {
   return best;
 }
 
+std::vector<size_t> AutoChooser::ranked(double bytes) const {
+  std::vector<double> t(costs.size());
+  std::vector<size_t> order(costs.size());
+  for (size_t i = 0; i < costs.size(); ++i) {
+    t[i] = time_s(i, bytes);
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return t[x] < t[y]; });
+  return order;
+}
+
 std::string AutoChooser::label(size_t i) const {
   std::string l = slices[i] > 1 ? names[i] + "/" + std::to_string(slices[i]) : names[i];
   if (protocol_model) l += std::string("/") + coll::protocol_name(protos[i]);
@@ -235,8 +409,11 @@ nlohmann::json AutoChooser::to_json() const {
 }
 
 AutoChooser make_auto_chooser(const SystemSpec& spec) {
+  return make_auto_chooser(spec, fabric_costs(spec));
+}
+
+AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f) {
   const WorkloadSpec& w = spec.workload;
-  const coll::FabricCosts f = fabric_costs(spec);
   AutoChooser a;
   a.protocol_model = w.protocol_model();
   a.workload = w;
@@ -277,14 +454,17 @@ AutoChooser make_auto_chooser(const SystemSpec& spec) {
     // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
     const int channels = name == "ring" ? w.channels : 1;
     const bool sliced = coll::has_levels(w.collective, name) && w.algorithm == "auto";
-    for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices})
-      for (coll::Protocol p : protos) {
+    for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices}) {
+      // One schedule per (algorithm, slices), costed for every protocol.
+      const std::vector<coll::AlgoCost> costs =
+          coll::schedule_costs(w.collective, name, channels, w.elem_bytes, w.root, f, m, protos);
+      for (size_t i = 0; i < protos.size(); ++i) {
         a.names.push_back(name);
         a.slices.push_back(m);
-        a.protos.push_back(p);
-        a.costs.push_back(
-            coll::schedule_cost(w.collective, name, channels, w.elem_bytes, w.root, f, m, p));
+        a.protos.push_back(protos[i]);
+        a.costs.push_back(costs[i]);
       }
+    }
   }
   return a;
 }

@@ -20,7 +20,13 @@ namespace fabricsim {
 // in-switch path (coll::NvlsPath: the group of those links, header bytes, engine shares,
 // reduce and store latencies; no fence/flag trips: NVLS completes on arrival) and every
 // NVLS switch its engines' rates (nvls_reduce_bandwidth, nvls_multicast_bandwidth).
-coll::FabricCosts fabric_costs(const SystemSpec& spec);
+// Rank classes (classes = true): where shifting every rank by some P is a symmetry of the
+// graph (rank_period in cost_model.cpp), FabricCosts::period = P and every rank's paths,
+// groups and rates are its class representative's (r mod P); paths are found on demand
+// and kept per (representative, peer), so memory grows with the pairs used, not with
+// ranks^2 or devices x ranks. classes = false: every rank on its own (tests compare them).
+// `spec` must outlive the result.
+coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes = true);
 
 // The auto choice (algorithm: auto, or protocol: auto): candidate costs and the pick per
 // size. A candidate is an algorithm (the named one, or with algorithm: auto every one NCCL
@@ -43,9 +49,13 @@ struct AutoChooser {
   double time_s(size_t i, double bytes) const;  // candidate i's predicted time
   // Index of the cheapest candidate for `bytes` (first one on ties).
   size_t pick(double bytes) const;
+  // Every candidate, cheapest first for `bytes` (pick() first; ties in candidate order).
+  std::vector<size_t> ranked(double bytes) const;
   std::string label(size_t i) const;
   nlohmann::json to_json() const;  // per candidate label: latency_us, GBps (1 / s_per_byte)
 };
 AutoChooser make_auto_chooser(const SystemSpec& spec);
+// The same on given costs (fabric_costs(spec) above).
+AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f);
 
 }  // namespace fabricsim

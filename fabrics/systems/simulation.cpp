@@ -68,7 +68,8 @@ const ParamBlock& simulation_params() {
                   "(checked link by link) and so is the collective's schedule (checked on "
                   "one period of ranks), simulate one period of ranks and let every flow "
                   "stand for its images on the other nodes (docs/fidelity.md). Ring and "
-                  "hierarchical all-reduce build only that period's programs."),
+                  "hierarchical all-reduce build only that period's programs; algorithm "
+                  "auto runs the cheapest candidate that folds."),
             &S::flow_fold),
        bind(param("flow_window", K::kInt, "4", "messages",
                   "fidelity flow: data messages of one rank that move at once over the same "

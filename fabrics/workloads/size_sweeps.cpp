@@ -237,7 +237,7 @@ WorkloadKind allreduce_sweep_workload() {
       "algorithm", algos, "ring",
       "All-reduce algorithm (models/collectives/algorithms.h); auto: chosen per size by "
       "the topology-derived cost model (docs/collectives.md; nvls and hierarchical_nvls "
-      "are candidates where the system runs them; up to 256 ranks). nvls needs switches "
+      "are candidates where the system runs them; any rank count, costed by rank classes). nvls needs switches "
       "with nvls: true linked to every rank; hierarchical_nvls needs them linked to "
       "exactly the ranks of each node.")};
   const std::vector<ParamSpec> shared = sweep_params();
@@ -269,8 +269,8 @@ WorkloadKind collective_sweep_workload() {
       param("algorithm", K::kString, "default", "",
             "Algorithm for the collective; 'default' takes the first one listed, 'auto' "
             "chooses per size with the topology-derived cost model (docs/collectives.md; "
-            "nvls and hierarchical_nvls are candidates where the system runs them; up to 256 "
-            "ranks). " + per_collective + ". nvls needs switches with nvls: true linked to "
+            "nvls and hierarchical_nvls are candidates where the system runs them; any rank "
+            "count). " + per_collective + ". nvls needs switches with nvls: true linked to "
             "every rank; hierarchical_nvls needs them linked to exactly the ranks of each node."),
       param("root", K::kInt, "0", "rank", "Root rank of broadcast and reduce.", 0, 65535)};
   const std::vector<ParamSpec> shared = sweep_params();

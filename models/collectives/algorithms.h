@@ -220,7 +220,8 @@ struct CollParams {
   int rank_limit = 0;        // > 0: the ring and hierarchical all-reduce generators build
                              // the programs of ranks [0, rank_limit) only and leave the
                              // others empty (the flow level's folded runs, which run a
-                             // period of ranks); the other generators ignore it
+                             // period of ranks, and auto's cost by rank classes,
+                             // cost.h); the other generators ignore it
   // all_reduce tree: shrink the piece as NCCL does for Tree/Simple (enqueue.cc, "Optimize
   // chunkSize / nSteps"): with D the tree's depth ((L - 1) + ceil(log2 N)) and a stream
   // (channel, tree; NCCL's channel) of V bytes, halve the piece while V / piece < 8 D and

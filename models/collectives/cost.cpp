@@ -31,35 +31,202 @@ double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
   return base_s + std::max(link, pass);
 }
 
-AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
-                       int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
-                       int slices, Protocol proto) {
+namespace {
+
+// The programs a cost is computed on. Rank classes: when shifting every rank by `period`
+// (mod n) is a symmetry of the fabric (FabricCosts::period) and of the schedule, rank r
+// and r + period see the same topology and run the same program (peers shifted), so
+// every rank's bytes, streams and op times equal those of its class's representative
+// r mod period: only ranks [0, reps) are built and costed (reps = n: every rank).
+struct CostPrograms {
+  Schedule s;
+  int n = 0, reps = 0;
+  int rep(int r) const { return r % reps; }
+  const std::vector<Op>& prog(int r) const { return s.programs[static_cast<std::size_t>(r)].ops; }
+};
+
+// Whether rank P runs rank 0's program with peers shifted by P (the flow level's fold
+// checks the same, flow_system.h).
+bool shift_invariant(const Schedule& s, int n, int P) {
+  for (int r = 0; r < 1; ++r) {
+    const auto& a = s.programs[static_cast<std::size_t>(r)].ops;
+    const auto& b = s.programs[static_cast<std::size_t>(r + P)].ops;
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const Op &x = a[i], &y = b[i];
+      const bool peer_ok = (x.peer < 0 && y.peer < 0) || (x.peer >= 0 && y.peer == (x.peer + P) % n);
+      if (x.kind != y.kind || !peer_ok || x.tag != y.tag || x.count != y.count ||
+          x.mode != y.mode || x.duration_ps != y.duration_ps || x.stream != y.stream ||
+          x.deps != y.deps)
+        return false;
+    }
+  }
+  return true;
+}
+
+// The schedule's programs, by class where the fabric and the schedule allow it: periods
+// f.period x t (t = 1, 2: a rail-aligned ring alternates its direction per domain) are
+// tried with the generator building ranks [0, P] (CollParams::rank_limit) and rank P
+// checked against rank 0; otherwise (no fabric period, a generator that builds
+// every rank, in-switch ops, no invariant period) every rank's program.
+CostPrograms cost_programs(const std::string& collective, const std::string& algorithm,
+                           CollParams p, const FabricCosts& f) {
+  CostPrograms c;
+  c.n = p.ranks;
+  if (f.period > 0 && !uses_nvls_switches(algorithm))
+    for (int t : {1, 2}) {
+      const int P = f.period * t;
+      if (2 * P > c.n || c.n % P != 0) break;
+      p.rank_limit = P + 1;
+      Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
+      bool built_all = false;
+      for (int r = P + 1; r < c.n && !built_all; ++r)
+        built_all = !s.programs[static_cast<std::size_t>(r)].ops.empty();
+      if (built_all) {  // the generator ignores rank_limit: cost every rank
+        c.s = std::move(s);
+        c.reps = c.n;
+        return c;
+      }
+      if (!shift_invariant(s, c.n, P)) continue;
+      for (int r = P; r < c.n; ++r) std::vector<Op>().swap(s.programs[static_cast<std::size_t>(r)].ops);
+      c.s = std::move(s);
+      c.reps = P;
+      return c;
+    }
+  p.rank_limit = 0;
+  c.s = make_schedule(collective, algorithm, p, f.domain_size);
+  c.reps = c.n;
+  return c;
+}
+
+// Latency: longest dependent message chain. An op is ready when its deps are done and,
+// for a recv, its message has arrived (alpha after the matching send or store started);
+// ops run as soon as they are ready, as the engine runs them (recvs posted up front
+// block nothing but their dependents). On the representatives only: a message from rep r
+// to rank d = rep(d) + kP is the image of the message from r - kP to rep(d), so it
+// arrives at rep(d) from sender (r - kP) mod n; op times are the same in every class
+// member, and the quotient of an acyclic periodic dependency graph is acyclic.
+double chain_latency_s(const std::string& collective, const std::string& algorithm,
+                       const CostPrograms& cp, const std::function<double(int, int)>& alpha,
+                       const std::function<const NvlsPath&(int)>& nvls) {
+  const int n = cp.n, reps = cp.reps;
+  const Schedule& s = cp.s;
+  // Flat arrays over the representatives' ops (op i of rank r is base[r] + i): a few words
+  // per op, no per-op allocation.
+  std::vector<uint64_t> base(static_cast<std::size_t>(reps) + 1, 0);
+  for (int r = 0; r < reps; ++r) base[r + 1] = base[r] + cp.prog(r).size();
+  const uint64_t total = base.back();
+  FABRICSIM_ASSERT(total < UINT32_MAX, "schedule_cost: more than 2^32 ops per class");
+  std::vector<double> done(total, 0), arrival(total, 0);
+  std::vector<uint32_t> need(total, 0), first_dependent(total + 1, 0), dependents;
+  // The recvs by (sender, receiver, tag), sorted: the sender is as the receiver's class
+  // representative sees it.
+  struct Key {
+    int src, dst;
+    uint64_t tag;
+    bool operator<(const Key& o) const {
+      return std::tie(src, dst, tag) < std::tie(o.src, o.dst, o.tag);
+    }
+    bool operator==(const Key& o) const { return src == o.src && dst == o.dst && tag == o.tag; }
+  };
+  std::vector<std::pair<Key, uint32_t>> recvs;
+  for (int r = 0; r < reps; ++r) {
+    const auto& ops = cp.prog(r);
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const uint64_t g = base[r] + i;
+      need[g] = static_cast<uint32_t>(ops[i].deps.size());
+      for (uint32_t d : ops[i].deps) ++first_dependent[base[r] + d + 1];
+      if (ops[i].kind == OpKind::kRecv) {
+        ++need[g];
+        recvs.push_back({Key{ops[i].peer, r, ops[i].tag}, uint32_t(g)});
+      }
+    }
+  }
+  for (uint64_t g = 0; g < total; ++g) first_dependent[g + 1] += first_dependent[g];
+  dependents.resize(first_dependent[total]);
+  {
+    std::vector<uint32_t> fill(first_dependent.begin(), first_dependent.end() - 1);
+    for (int r = 0; r < reps; ++r) {
+      const auto& ops = cp.prog(r);
+      for (uint32_t i = 0; i < ops.size(); ++i)
+        for (uint32_t d : ops[i].deps) dependents[fill[base[r] + d]++] = i;
+    }
+  }
+  std::sort(recvs.begin(), recvs.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<std::pair<int, uint32_t>> ready;  // FIFO: ready[head..]
+  ready.reserve(total);
+  for (int r = 0; r < reps; ++r)
+    for (uint32_t i = 0; i < cp.prog(r).size(); ++i)
+      if (need[base[r] + i] == 0) ready.emplace_back(r, i);
+  // The sender rank as the receiver's class representative sees it.
+  const auto seen_from = [&](int src, int dst) {
+    return ((src - (dst - cp.rep(dst))) % n + n) % n;
+  };
+  const auto release = [&](int r, uint32_t i) {
+    if (--need[base[r] + i] == 0) ready.emplace_back(r, i);
+  };
+  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
+    const Key k{seen_from(src, dst), cp.rep(dst), tag};
+    auto it = std::lower_bound(recvs.begin(), recvs.end(), k,
+                               [](const auto& x, const Key& y) { return x.first < y; });
+    if (it == recvs.end() || !(it->first == k)) return;  // validate() rules this out
+    const int q = k.dst;
+    const uint32_t j = uint32_t(it->second - base[q]);
+    arrival[it->second] = at;
+    release(q, j);
+  };
+  double latest = 0;
+  std::size_t left = total;
+  for (std::size_t head = 0; head < ready.size(); ++head) {
+    const auto [r, i] = ready[head];
+    const uint64_t g = base[r] + i;
+    const Op& op = cp.prog(r)[i];
+    double t = 0;
+    for (uint32_t dep : op.deps) t = std::max(t, done[base[r] + dep]);
+    switch (op.kind) {
+      case OpKind::kRecv: t = std::max(t, arrival[g]); break;
+      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
+      case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
+      case OpKind::kNvlsStore: {
+        const int first = nvls_group_first(s, r);
+        for (int q = first; q < first + nvls_group_size(s); ++q)
+          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
+        break;
+      }
+      default: break;
+    }
+    done[g] = t;
+    latest = std::max(latest, t);
+    --left;
+    for (uint32_t k = first_dependent[g]; k < first_dependent[g + 1]; ++k)
+      release(r, dependents[k]);
+  }
+  if (left > 0)
+    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
+                        " cannot complete: " + std::to_string(left) + " ops never ready");
+  return latest;
+}
+
+// One protocol's cost of the programs `cp` (reference: p's count of elem_bytes).
+AlgoCost programs_cost(const std::string& collective, const std::string& algorithm,
+                       const CostPrograms& cp, const CollParams& p, uint32_t elem_bytes,
+                       const FabricCosts& f, int slices, Protocol proto) {
   const int n = f.ranks;
   AlgoCost cost;
-  if (n <= 1) return cost;
   const ProtocolCosts& pc = f.protocols[int(proto)];
   // The latency of one dependent step src -> dst.
   const auto alpha = [&](int src, int dst) {
     const PathCost c = f.path(src, dst);
     return f.protocol_model ? pc.trips * c.trip_s + pc.sync_s : c.alpha_s;
   };
-  CollParams p;
-  p.ranks = n;
-  p.count = 8ull * static_cast<uint64_t>(channels) * static_cast<uint64_t>(n) *
-            static_cast<uint64_t>(std::max(slices, 1));
-  p.elem_bytes = elem_bytes;
-  p.channels = channels;
-  p.chunk_bytes = 1ull << 50;  // one piece per message
-  p.root = root;
-  p.slices = slices;
-  p.rings = f.rings;
-  const Schedule s = make_schedule(collective, algorithm, p, f.domain_size);
+  const Schedule& s = cp.s;
+  const int reps = cp.reps;  // ranks [0, reps) stand for every rank (cost_programs)
+  cost.ranks_costed = reps;
   const double ref_bytes = static_cast<double>(p.count) * elem_bytes;
-  const auto prog = [&](int r) -> const std::vector<Op>& {
-    return s.programs[static_cast<std::size_t>(r)].ops;
-  };
+  const auto prog = [&](int r) -> const std::vector<Op>& { return cp.prog(r); };
   bool in_switch = false;
-  for (int r = 0; r < n; ++r)
+  for (int r = 0; r < reps; ++r)
     for (const Op& op : prog(r)) in_switch = in_switch || is_in_switch(op.kind);
   if (in_switch && f.nvls.size() != static_cast<std::size_t>(n))
     throw InternalError("schedule_cost: " + collective + "/" + algorithm +
@@ -84,11 +251,11 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   const int domains = n / (f.domain_size > 0 ? f.domain_size : n);
   const int depth =
       std::max(slices, 1) * (algorithm == "hierarchical_nvls" ? std::max(domains, 1) : 1);
-  std::vector<std::map<int, double>> up(static_cast<std::size_t>(n)),
-      down(static_cast<std::size_t>(n));
+  std::vector<std::map<int, double>> up(static_cast<std::size_t>(reps)),
+      down(static_cast<std::size_t>(reps));
   std::vector<double> reduce_in(f.nvls_switches.size(), 0.0),
       mcast_in(f.nvls_switches.size(), 0.0);
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; r < reps; ++r) {
     auto& u = up[static_cast<std::size_t>(r)];
     for (const Op& op : prog(r)) {
       const double b = static_cast<double>(op.count) * elem_bytes;
@@ -127,7 +294,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     if (e.multicast_Bps > 0) engine_s[sw] = std::max(engine_s[sw], mcast_in[sw] / e.multicast_Bps);
   }
   double worst = 0;
-  for (int r = 0; r < n; ++r) {
+  for (int r = 0; r < reps; ++r) {
     std::map<int, double> t_of;  // group -> time
     for (const auto& [g, b] : up[static_cast<std::size_t>(r)]) t_of[g] = b / f.group_Bps(r, g);
     for (const auto& [g, b] : down[static_cast<std::size_t>(r)])
@@ -154,7 +321,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     // only; the in-switch ops are not issued by streams).
     std::map<std::pair<int, int32_t>, double> sends;
     double most_sent = 0;
-    for (int r = 0; r < n; ++r) {
+    for (int r = 0; r < reps; ++r) {
       double sent = 0;
       for (const Op& op : prog(r))
         if (op.kind == OpKind::kSend && op.stream >= 0) {
@@ -167,7 +334,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     // The reference's channels share the rank's bytes: one channel's share times them.
     cost.sent_per_byte = most_sent / ref_bytes;
     cost.piece_sync_s = 0;
-    for (int r = 0; r < n; ++r)
+    for (int r = 0; r < reps; ++r)
       for (const Op& op : prog(r))
         if (op.kind == OpKind::kSend && op.stream >= 0)
           cost.piece_sync_s = std::max(cost.piece_sync_s, alpha(r, op.peer));
@@ -175,83 +342,42 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     cost.line_factor = pc.line_factor;
   }
 
-  // Latency: longest dependent message chain. An op is ready when its deps are done and,
-  // for a recv, its message has arrived (alpha after the matching send or store started);
-  // ops run as soon as they are ready, as the engine runs them (recvs posted up front
-  // block nothing but their dependents).
-  struct Key {
-    int src, dst;
-    uint64_t tag;
-    bool operator<(const Key& o) const {
-      return std::tie(src, dst, tag) < std::tie(o.src, o.dst, o.tag);
-    }
-  };
-  std::map<Key, std::pair<int, uint32_t>> recv_of;  // (src, dst, tag) -> dst's recv op
-  std::vector<std::vector<double>> done(static_cast<std::size_t>(n)),
-      arrival(static_cast<std::size_t>(n));
-  std::vector<std::vector<uint32_t>> need(static_cast<std::size_t>(n));
-  std::vector<std::vector<std::vector<uint32_t>>> dependents(static_cast<std::size_t>(n));
-  std::deque<std::pair<int, uint32_t>> ready;
-  std::size_t left = 0;
-  for (int r = 0; r < n; ++r) {
-    const auto& ops = prog(r);
-    const auto ri = static_cast<std::size_t>(r);
-    done[ri].assign(ops.size(), 0);
-    arrival[ri].assign(ops.size(), 0);
-    need[ri].assign(ops.size(), 0);
-    dependents[ri].assign(ops.size(), {});
-    left += ops.size();
-    for (uint32_t i = 0; i < ops.size(); ++i) {
-      need[ri][i] = static_cast<uint32_t>(ops[i].deps.size());
-      for (uint32_t d : ops[i].deps) dependents[ri][d].push_back(i);
-      if (ops[i].kind == OpKind::kRecv) {
-        ++need[ri][i];
-        recv_of[Key{ops[i].peer, r, ops[i].tag}] = {r, i};
-      }
-      if (need[ri][i] == 0) ready.emplace_back(r, i);
-    }
-  }
-  const auto release = [&](int r, uint32_t i) {
-    if (--need[static_cast<std::size_t>(r)][i] == 0) ready.emplace_back(r, i);
-  };
-  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
-    auto it = recv_of.find(Key{src, dst, tag});
-    if (it == recv_of.end()) return;  // validate() rules this out for make_schedule's output
-    const auto [q, j] = it->second;
-    arrival[static_cast<std::size_t>(q)][j] = at;
-    recv_of.erase(it);
-    release(q, j);
-  };
-  double latest = 0;
-  while (!ready.empty()) {
-    const auto [r, i] = ready.front();
-    ready.pop_front();
-    const auto ri = static_cast<std::size_t>(r);
-    const Op& op = prog(r)[i];
-    double t = 0;
-    for (uint32_t dep : op.deps) t = std::max(t, done[ri][dep]);
-    switch (op.kind) {
-      case OpKind::kRecv: t = std::max(t, arrival[ri][i]); break;
-      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
-      case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
-      case OpKind::kNvlsStore: {
-        const int first = nvls_group_first(s, r);
-        for (int q = first; q < first + nvls_group_size(s); ++q)
-          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
-        break;
-      }
-      default: break;
-    }
-    done[ri][i] = t;
-    latest = std::max(latest, t);
-    --left;
-    for (uint32_t d : dependents[ri][i]) release(r, d);
-  }
-  if (left > 0)
-    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
-                        " cannot complete: " + std::to_string(left) + " ops never ready");
-  cost.latency_s = latest;
+  // Latency: the longest dependent message chain (chain_latency_s).
+  const std::function<const NvlsPath&(int)> nvls_of = nvls;
+  cost.latency_s = chain_latency_s(collective, algorithm, cp, alpha, nvls_of);
   return cost;
+}
+
+}  // namespace
+
+std::vector<AlgoCost> schedule_costs(const std::string& collective, const std::string& algorithm,
+                                     int channels, uint32_t elem_bytes, int root,
+                                     const FabricCosts& f, int slices,
+                                     const std::vector<Protocol>& protos) {
+  const int n = f.ranks;
+  if (n <= 1) return std::vector<AlgoCost>(protos.size());
+  CollParams p;
+  p.ranks = n;
+  p.count = 8ull * static_cast<uint64_t>(channels) * static_cast<uint64_t>(n) *
+            static_cast<uint64_t>(std::max(slices, 1));
+  p.elem_bytes = elem_bytes;
+  p.channels = channels;
+  p.chunk_bytes = 1ull << 50;  // one piece per message
+  p.root = root;
+  p.slices = slices;
+  p.rings = f.rings;
+  const CostPrograms cp = cost_programs(collective, algorithm, p, f);
+  std::vector<AlgoCost> out;
+  for (Protocol proto : protos)
+    out.push_back(programs_cost(collective, algorithm, cp, p, elem_bytes, f, slices, proto));
+  return out;
+}
+
+AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
+                       int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
+                       int slices, Protocol proto) {
+  return schedule_costs(collective, algorithm, channels, elem_bytes, root, f, slices, {proto})
+      .front();
 }
 
 }  // namespace fabricsim::coll

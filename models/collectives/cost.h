@@ -29,6 +29,18 @@
 //     engines of the requester's switches (each its share of the requester's links), a
 //     store B to its multicast engines; an engine's time is its input over its rate,
 //     and a rank's NVLS group takes at least as long as the slowest engine it feeds.
+// Rank classes (any rank count). With FabricCosts::period P, schedule_cost asks the
+// generator for ranks [0, P] only (CollParams::rank_limit; ring and hierarchical
+// all-reduce honour it) and, where rank P runs rank 0's program shifted by P (the flow
+// level's fold check; P = period, else 2 x period: a rail-aligned ring's period is two
+// domains), costs the
+// representatives [0, P) alone: their bytes per group, streams and dependency chain (a
+// message to rank d arrives at d mod P from its sender shifted by the same multiple of
+// P). Time and memory grow with P times a program, not with every rank's program; the
+// result equals the full costing's (tests/model/test_cost_classes.cpp checks the shipped
+// configs). Other schedules (no period, in-switch ops, generators that build every rank)
+// are costed from every rank's program: tree and halving-doubling have O(log n) ops per
+// rank, so that is O(n log n) too; direct and all-to-all have n per rank.
 // Pipelining is taken in the fine-piece limit (latency and bandwidth terms add, as in
 // alpha_beta_time_s); reduction arithmetic (except the switches' engines), queueing and
 // credit effects are not in it.
@@ -82,6 +94,11 @@ struct NvlsEngine {
 struct FabricCosts {
   int ranks = 0;
   int domain_size = 0;  // ranks per node (0: one node); passed to make_schedule
+  // Rank classes: > 0 when shifting every rank by `period` (mod ranks) is a symmetry of
+  // the fabric (path(r + period, d + period) == path(r, d) up to the numbering of r's
+  // groups, and their rates); 0: none known. schedule_cost then builds and costs only the
+  // representatives of schedules with the same symmetry (see schedule_cost).
+  int period = 0;
   std::function<PathCost(int src, int dst)> path;
   std::function<double(int rank, int group)> group_Bps;  // payload bytes/s of that group
   std::vector<NvlsPath> nvls;             // per rank; empty: no NVLS (in-switch ops throw)
@@ -109,6 +126,7 @@ struct AlgoCost {
   double piece_sync_s = 0;     // per piece of a stream: its dependent step's latency
   double channel_Bps = 0;      // per channel, protocol bytes/s (0: unlimited)
   double line_factor = 1;      // protocol bytes per data byte
+  int ranks_costed = 0;        // rank programs built and costed (rank classes: < ranks)
   double time_s(double bytes, int channels = 1,
                 double piece_bytes = 0) const;  // piece_bytes 0: one piece per step
 };
@@ -130,5 +148,10 @@ struct AlgoCost {
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
                        int channels, uint32_t elem_bytes, int root, const FabricCosts& f,
                        int slices = 1, Protocol p = Protocol::kSimple);
+// The same for each of `protos`, from one build of the schedule.
+std::vector<AlgoCost> schedule_costs(const std::string& collective, const std::string& algorithm,
+                                     int channels, uint32_t elem_bytes, int root,
+                                     const FabricCosts& f, int slices,
+                                     const std::vector<Protocol>& protos);
 
 }  // namespace fabricsim::coll

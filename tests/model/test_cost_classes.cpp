@@ -1,0 +1,158 @@
+// Rank classes in the auto cost model (models/collectives/cost.h, fabrics/systems/
+// cost_model.cpp): costing one representative per class of ranks that see the same
+// topology must give the same costs and picks as costing every rank, and it must let auto
+// run on systems above 256 ranks within a stated time and memory.
+#include <sys/resource.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "fabrics/systems/cost_model.h"
+#include "models/core/errors.h"
+
+namespace fabricsim {
+namespace {
+
+double cpu_s() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec);
+}
+
+long peak_rss_kib() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_maxrss;
+}
+
+// Relative difference, 0 when both are 0.
+double rel(double a, double b) {
+  const double m = std::max(std::fabs(a), std::fabs(b));
+  return m == 0 ? 0.0 : std::fabs(a - b) / m;
+}
+
+// Every shipped config up to 256 ranks whose workload takes algorithm: auto: the classed
+// costs (fabric_costs with classes, schedule_cost on the representatives) equal the full
+// ones (every rank's paths and program) for every candidate to 1e-9 relative (they are the
+// same sums and maxima over the same numbers, so only the order of additions may differ),
+// and the picks agree at every size from 1 KiB to 4 GiB. The classes must actually be used
+// on some configs (a cheaper path that is never taken proves nothing).
+TEST(CostClasses, SameCostsAndPicksAsEveryRankOnTheShippedConfigs) {
+  const std::filesystem::path dir = std::filesystem::path(FABRICSIM_SOURCE_DIR) / "configs";
+  int compared = 0, classed = 0;
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().extension() == ".yaml") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    SystemSpec spec;
+    try {
+      spec = load_system(file.string(), {"workload.algorithm=auto"}, std::nullopt);
+    } catch (const InputError&) {
+      continue;  // a workload without auto (training, traffic), or a flow-level-only size
+    }
+    if (spec.ranks.size() > 256 || spec.workload.is_training) continue;
+    SCOPED_TRACE(file.filename().string());
+    const coll::FabricCosts fc = fabric_costs(spec, true);
+    const AutoChooser a = make_auto_chooser(spec, fc);
+    const AutoChooser b = make_auto_chooser(spec, fabric_costs(spec, false));
+    ASSERT_EQ(a.names.size(), b.names.size());
+    for (size_t i = 0; i < a.names.size(); ++i) {
+      SCOPED_TRACE(a.label(i));
+      ASSERT_EQ(a.label(i), b.label(i));
+      const coll::AlgoCost &x = a.costs[i], &y = b.costs[i];
+      EXPECT_EQ(y.ranks_costed, int(spec.ranks.size()));
+      EXPECT_LE(rel(x.latency_s, y.latency_s), 1e-9);
+      EXPECT_LE(rel(x.s_per_byte, y.s_per_byte), 1e-9);
+      EXPECT_LE(rel(x.stream_steps, y.stream_steps), 1e-9);
+      EXPECT_LE(rel(x.sent_per_byte, y.sent_per_byte), 1e-9);
+      EXPECT_LE(rel(x.piece_sync_s, y.piece_sync_s), 1e-9);
+      if (x.ranks_costed < y.ranks_costed) ++classed;
+      std::printf("%-28s %4zu ranks, period %3d: %-24s costed on %d\n",
+                  file.filename().string().c_str(), spec.ranks.size(), fc.period,
+                  a.label(i).c_str(), x.ranks_costed);
+    }
+    for (double bytes = 1024; bytes <= 4.0 * (1ull << 30); bytes *= 4)
+      EXPECT_EQ(a.label(a.pick(bytes)), b.label(b.pick(bytes))) << bytes << " B";
+    ++compared;
+  }
+  // Measured: 22 configs, 26 candidates classed (the ring with each protocol, mostly).
+  EXPECT_GE(compared, 20);
+  EXPECT_GE(classed, 20);
+}
+
+// auto above 256 ranks (the limit of the full costing: 576 ranks passed 14 GB): NVL576
+// (configs/nvl576_two_tier.yaml, 8 racks of 72) costs its candidates by rank classes, the
+// ring on a few representatives, and picks; the ring's classed latency is the ring's
+// 2(n-1) dependent steps, each at least one GPU-leaf-GPU trip. Bound: 60 s CPU for the
+// load and the costs (measured ~2 s; the memory bound is tests/system/test_auto_scale.cpp's,
+// on a process of its own).
+TEST(CostClasses, AutoCostsNvl576ByClassesWithinBounds) {
+  const double cpu0 = cpu_s();
+  const SystemSpec spec = load_system(
+      std::string(FABRICSIM_SOURCE_DIR) + "/configs/nvl576_two_tier.yaml",
+      {"workload.algorithm=auto"}, std::nullopt);
+  ASSERT_EQ(spec.ranks.size(), 576u);
+  const coll::FabricCosts f = fabric_costs(spec);
+  EXPECT_GT(f.period, 0);
+  EXPECT_LT(f.period, 576);
+  const AutoChooser a = make_auto_chooser(spec, f);
+  ASSERT_FALSE(a.names.empty());
+  bool ring = false;
+  for (size_t i = 0; i < a.names.size(); ++i) {
+    if (a.names[i] != "ring") continue;
+    ring = true;
+    EXPECT_LT(a.costs[i].ranks_costed, 576) << a.label(i);
+    // Sync fence_flag: every step is 3 trips of >= 2 x 25 ns of links + the leaf pipeline.
+    EXPECT_GT(a.costs[i].latency_s, 2.0 * 575 * 3 * 50e-9) << a.label(i);
+  }
+  EXPECT_TRUE(ring);
+  const std::string small = a.label(a.pick(4096)), large = a.label(a.pick(1ull << 30));
+  EXPECT_FALSE(small.empty());
+  EXPECT_FALSE(large.empty());
+  EXPECT_LT(cpu_s() - cpu0, 60.0);
+}
+
+}  // namespace
+}  // namespace fabricsim
+
+namespace fabricsim {
+namespace {
+
+// auto's costs and picks on a large shipped config by rank classes, with the time and
+// memory they take: measurements, not CI tests (the 16k one loads 2,048 nodes). Run with
+// --gtest_also_run_disabled_tests --gtest_filter='*DISABLED_Report*' (docs/performance.md).
+void report_auto(const std::string& config) {
+  const double cpu0 = cpu_s();
+  const SystemSpec spec = load_system(std::string(FABRICSIM_SOURCE_DIR) + "/configs/" + config,
+                                      {"workload.algorithm=auto"}, std::nullopt);
+  const long rss0 = peak_rss_kib();
+  const double cpu1 = cpu_s();
+  const coll::FabricCosts f = fabric_costs(spec);
+  const AutoChooser a = make_auto_chooser(spec, f);
+  const double cpu2 = cpu_s();
+  std::printf("%s: %zu ranks, load %.2f s CPU (peak RSS %.0f MiB), costs %.2f s CPU, "
+              "peak RSS after %.0f MiB, period %d\n",
+              config.c_str(), spec.ranks.size(), cpu1 - cpu0, double(rss0) / 1024,
+              cpu2 - cpu1, double(peak_rss_kib()) / 1024, f.period);
+  for (size_t i = 0; i < a.names.size(); ++i)
+    std::printf("  %-24s ranks costed %6d  latency %10.3f us  %8.3f GB/s\n",
+                a.label(i).c_str(), a.costs[i].ranks_costed, a.costs[i].latency_s * 1e6,
+                1e-9 / a.costs[i].s_per_byte);
+  for (double bytes = 4096; bytes <= 16.0 * (1ull << 30); bytes *= 4) {
+    const size_t c = a.pick(bytes);
+    std::printf("  %12.0f B: %-20s %12.3f us\n", bytes, a.label(c).c_str(),
+                a.time_s(c, bytes) * 1e6);
+  }
+}
+
+TEST(CostClasses, DISABLED_ReportNvl576) { report_auto("nvl576_two_tier.yaml"); }
+TEST(CostClasses, DISABLED_ReportRail16k) { report_auto("rail_16k_h100_flow.yaml"); }
+
+}  // namespace
+}  // namespace fabricsim
