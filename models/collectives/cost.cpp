@@ -21,14 +21,23 @@ bool is_in_switch(OpKind k) { return k == OpKind::kNvlsReduce || k == OpKind::kN
 }  // namespace
 
 double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
-  const double link = latency_s + bytes * s_per_byte;
+  const double link = store_forward ? std::max(latency_s, bytes * s_per_byte)
+                                    : latency_s + bytes * s_per_byte;
   if (stream_steps <= 0) return base_s + link;
   const double per_channel = sent_per_byte * bytes / std::max(channels, 1);
   const double per_step = per_channel / stream_steps;
   const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(per_step / piece_bytes)) : 1.0;
-  double pass = stream_steps * pieces * piece_sync_s;
+  double pass = stream_steps * pieces * piece_sync_step_s(per_step / pieces, channels);
   if (channel_Bps > 0) pass += per_channel * line_factor / channel_Bps;
   return base_s + std::max(link, pass);
+}
+
+double AlgoCost::piece_sync_step_s(double piece, int channels) const {
+  if (!store_forward || proxy_share <= 0) return piece_sync_s;
+  // The NIC's rate per channel: the channels crossing it share it.
+  const double sharing = std::max(1.0, std::max(channels, 1) * proxy_channel_frac);
+  const double ser = proxy_Bps > 0 ? piece * line_factor * sharing / proxy_Bps : 0.0;
+  return (1.0 - proxy_share) * piece_sync_s + proxy_share * (proxy_sync_s + ser);
 }
 
 AlgoCost schedule_cost(const std::string& collective, const std::string& algorithm,
@@ -41,7 +50,8 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   // The latency of one dependent step src -> dst.
   const auto alpha = [&](int src, int dst) {
     const PathCost c = f.path(src, dst);
-    return f.protocol_model ? pc.trips * c.trip_s + pc.sync_s : c.alpha_s;
+    if (!f.protocol_model) return c.alpha_s;
+    return c.proxy ? c.trip_s + pc.proxy_sync_s : pc.trips * c.trip_s + pc.sync_s;
   };
   CollParams p;
   p.ranks = n;
@@ -88,12 +98,22 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
       down(static_cast<std::size_t>(n));
   std::vector<double> reduce_in(f.nvls_switches.size(), 0.0),
       mcast_in(f.nvls_switches.size(), 0.0);
+  // Port groups that leave through a NIC (proxy hops), per rank; and per (rank, such
+  // group) the streams that send over it (the channels that share the NIC).
+  std::vector<std::map<int, std::map<int32_t, int>>> proxy_groups(static_cast<std::size_t>(n));
+  std::vector<std::map<int32_t, int>> streams_of(static_cast<std::size_t>(n));
   for (int r = 0; r < n; ++r) {
     auto& u = up[static_cast<std::size_t>(r)];
     for (const Op& op : prog(r)) {
       const double b = static_cast<double>(op.count) * elem_bytes;
       if (op.kind == OpKind::kSend) {
-        u[f.path(r, op.peer).group] += b;
+        const PathCost pcost = f.path(r, op.peer);
+        u[pcost.group] += b;
+        streams_of[static_cast<std::size_t>(r)][op.stream] = 1;
+        if (f.protocol_model && pcost.proxy) {
+          proxy_groups[static_cast<std::size_t>(r)][pcost.group][op.stream] = 1;
+          cost.store_forward = true;
+        }
         if (in_switch) down[static_cast<std::size_t>(op.peer)][f.path(op.peer, r).group] += b;
       } else if (is_in_switch(op.kind)) {
         const NvlsPath& me = nvls(r);
@@ -126,7 +146,7 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     if (e.reduce_Bps > 0) engine_s[sw] = reduce_in[sw] / e.reduce_Bps;
     if (e.multicast_Bps > 0) engine_s[sw] = std::max(engine_s[sw], mcast_in[sw] / e.multicast_Bps);
   }
-  double worst = 0;
+  double worst = 0, worst_sf = 0;
   for (int r = 0; r < n; ++r) {
     std::map<int, double> t_of;  // group -> time
     for (const auto& [g, b] : up[static_cast<std::size_t>(r)]) t_of[g] = b / f.group_Bps(r, g);
@@ -145,11 +165,40 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     }
     const double rank_time = !phased ? most : most + (sum - most) / depth;
     worst = std::max(worst, rank_time);
+    if (cost.store_forward) {
+      // Proxy groups carry whole steps of protocol bytes in full packets (line factor);
+      // the others the protocol's stores (wire factor).
+      const auto& pg = proxy_groups[static_cast<std::size_t>(r)];
+      double all_sum = 0, all_most = 0;
+      for (const auto& [g, t] : t_of) {
+        const double x = t * (pg.count(g) > 0 ? pc.line_factor : pc.wire_factor);
+        all_sum += x;
+        all_most = std::max(all_most, x);
+      }
+      worst_sf = std::max(worst_sf, !phased ? all_most : all_most + (all_sum - all_most) / depth);
+    }
   }
   cost.s_per_byte = worst / ref_bytes;
   if (f.protocol_model) {
     cost.base_s = f.base_s;
     cost.s_per_byte *= pc.wire_factor;
+    if (cost.store_forward) {
+      cost.s_per_byte = worst_sf / ref_bytes;
+      // The NIC the channels share most: its rate and the share of the rank's streams
+      // (the reference schedule's channels) that send over it.
+      double per_stream = 0;
+      for (int r = 0; r < n; ++r)
+        for (const auto& [g, streams] : proxy_groups[static_cast<std::size_t>(r)]) {
+          const double frac = double(streams.size()) /
+                              double(std::max<std::size_t>(1, streams_of[static_cast<std::size_t>(r)].size()));
+          const double x = frac / f.group_Bps(r, g);  // s per byte per channel
+          if (x > per_stream) {
+            per_stream = x;
+            cost.proxy_Bps = f.group_Bps(r, g);
+            cost.proxy_channel_frac = frac;
+          }
+        }
+    }
     // The busiest thread block: its sends, and the rank's bytes (point-to-point schedules
     // only; the in-switch ops are not issued by streams).
     std::map<std::pair<int, int32_t>, double> sends;
@@ -169,8 +218,10 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     cost.piece_sync_s = 0;
     for (int r = 0; r < n; ++r)
       for (const Op& op : prog(r))
-        if (op.kind == OpKind::kSend && op.stream >= 0)
-          cost.piece_sync_s = std::max(cost.piece_sync_s, alpha(r, op.peer));
+        if (op.kind == OpKind::kSend && op.stream >= 0) {
+          double& sync = f.path(r, op.peer).proxy ? cost.proxy_sync_s : cost.piece_sync_s;
+          sync = std::max(sync, alpha(r, op.peer));
+        }
     cost.channel_Bps = pc.channel_Bps;
     cost.line_factor = pc.line_factor;
   }
@@ -189,6 +240,10 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   std::map<Key, std::pair<int, uint32_t>> recv_of;  // (src, dst, tag) -> dst's recv op
   std::vector<std::vector<double>> done(static_cast<std::size_t>(n)),
       arrival(static_cast<std::size_t>(n));
+  // Per op, the (hops, proxy hops) of the dependent chain that sets its time.
+  using Hops = std::pair<double, double>;
+  std::vector<std::vector<Hops>> done_hops(static_cast<std::size_t>(n)),
+      arrival_hops(static_cast<std::size_t>(n));
   std::vector<std::vector<uint32_t>> need(static_cast<std::size_t>(n));
   std::vector<std::vector<std::vector<uint32_t>>> dependents(static_cast<std::size_t>(n));
   std::deque<std::pair<int, uint32_t>> ready;
@@ -198,6 +253,8 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     const auto ri = static_cast<std::size_t>(r);
     done[ri].assign(ops.size(), 0);
     arrival[ri].assign(ops.size(), 0);
+    done_hops[ri].assign(ops.size(), {0, 0});
+    arrival_hops[ri].assign(ops.size(), {0, 0});
     need[ri].assign(ops.size(), 0);
     dependents[ri].assign(ops.size(), {});
     left += ops.size();
@@ -214,35 +271,52 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   const auto release = [&](int r, uint32_t i) {
     if (--need[static_cast<std::size_t>(r)][i] == 0) ready.emplace_back(r, i);
   };
-  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
+  const auto deliver = [&](int src, int dst, uint64_t tag, double at, Hops hops) {
     auto it = recv_of.find(Key{src, dst, tag});
     if (it == recv_of.end()) return;  // validate() rules this out for make_schedule's output
     const auto [q, j] = it->second;
     arrival[static_cast<std::size_t>(q)][j] = at;
+    arrival_hops[static_cast<std::size_t>(q)][j] = hops;
     recv_of.erase(it);
     release(q, j);
   };
   double latest = 0;
+  Hops latest_hops{0, 0};
   while (!ready.empty()) {
     const auto [r, i] = ready.front();
     ready.pop_front();
     const auto ri = static_cast<std::size_t>(r);
     const Op& op = prog(r)[i];
     double t = 0;
-    for (uint32_t dep : op.deps) t = std::max(t, done[ri][dep]);
+    Hops h{0, 0};
+    for (uint32_t dep : op.deps)
+      if (done[ri][dep] > t) {
+        t = done[ri][dep];
+        h = done_hops[ri][dep];
+      }
     switch (op.kind) {
-      case OpKind::kRecv: t = std::max(t, arrival[ri][i]); break;
-      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
+      case OpKind::kRecv:
+        if (arrival[ri][i] > t) {
+          t = arrival[ri][i];
+          h = arrival_hops[ri][i];
+        }
+        break;
+      case OpKind::kSend:
+        deliver(r, op.peer, op.tag, t + alpha(r, op.peer),
+                {h.first + 1, h.second + (f.protocol_model && f.path(r, op.peer).proxy ? 1 : 0)});
+        break;
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
       case OpKind::kNvlsStore: {
         const int first = nvls_group_first(s, r);
         for (int q = first; q < first + nvls_group_size(s); ++q)
-          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
+          deliver(r, q, op.tag, t + nvls(r).store_alpha_s, {h.first + 1, h.second});
         break;
       }
       default: break;
     }
     done[ri][i] = t;
+    done_hops[ri][i] = h;
+    if (t > latest) latest_hops = h;
     latest = std::max(latest, t);
     --left;
     for (uint32_t d : dependents[ri][i]) release(r, d);
@@ -251,6 +325,8 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
     throw InternalError("schedule_cost: " + collective + "/" + algorithm +
                         " cannot complete: " + std::to_string(left) + " ops never ready");
   cost.latency_s = latest;
+  if (cost.store_forward && latest_hops.first > 0)
+    cost.proxy_share = latest_hops.second / latest_hops.first;
   return cost;
 }
 
