@@ -23,27 +23,27 @@ import subprocess
 import sys
 import tempfile
 
-# name, config, extra --set arguments, sizes (min, max, factor), what it is
+# name, config, extra --set arguments, sizes (min, max, factor), what it is. `auto` is
+# algorithm: auto and protocol: auto unless the extra arguments name an algorithm (then
+# protocol: auto over that algorithm, as configs/2x_dgx_h100_ib.yaml ships).
 CASES = [
-    ("2x_ib", "configs/2x_dgx_h100_ib.yaml", ["workload.type=collective_sweep",
-                                              "workload.collective=all_reduce"],
-     ("256KiB", "64MiB", 4), "2 x DGX H100, NDR rails"),
+    ("2x_ib", "configs/2x_dgx_h100_ib.yaml", ["workload.algorithm=ring"], ("1MiB", "64MiB", 4),
+     "2 x DGX H100, NDR rails, ring (as shipped)"),
+    ("2x_ib_algo", "configs/2x_dgx_h100_ib.yaml", ["workload.type=collective_sweep",
+                                                   "workload.collective=all_reduce"],
+     ("1MiB", "16MiB", 16), "2 x DGX H100, NDR rails, every algorithm"),
     ("16x_ib", "configs/16x_dgx_h100_ib.yaml", [], ("64KiB", "16MiB", 4),
      "16 x DGX H100, NDR rails (as shipped)"),
-    # The 32-node rail cluster cut to 4 nodes (32 ranks) for runtime: the same NICs,
-    # rails and spines (one uplink per rail and spine).
-    ("4x_rail_uec", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=4", "topology.uplinks_per_rail=8", "workload.type=collective_sweep",
-      "workload.collective=all_reduce"], ("256KiB", "16MiB", 8),
-     "4 x DGX H100, 400G Ultra Ethernet rails"),
-    ("4x_rail_roce", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=4", "topology.uplinks_per_rail=8", "topology.scale_out=roce",
+    # The 32-node rail cluster cut to 2 nodes (16 ranks) for runtime: the same GPUs, NICs,
+    # rails and spines (8 uplinks per rail). Its InfiniBand variant is 2x_ib's network.
+    ("2x_rail_uec", "configs/32x_dgx_h100_rail.yaml",
+     ["topology.nodes=2", "topology.uplinks_per_rail=8", "workload.type=collective_sweep",
+      "workload.collective=all_reduce"], ("1MiB", "16MiB", 16),
+     "2 x DGX H100, 400G Ultra Ethernet rails"),
+    ("2x_rail_roce", "configs/32x_dgx_h100_rail.yaml",
+     ["topology.nodes=2", "topology.uplinks_per_rail=8", "topology.scale_out=roce",
       "workload.type=collective_sweep", "workload.collective=all_reduce"],
-     ("256KiB", "16MiB", 8), "4 x DGX H100, 400G RoCEv2 rails"),
-    ("4x_rail_ib", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=4", "topology.uplinks_per_rail=8", "topology.scale_out=infiniband",
-      "workload.type=collective_sweep", "workload.collective=all_reduce"],
-     ("256KiB", "16MiB", 8), "4 x DGX H100, NDR InfiniBand rails"),
+     ("1MiB", "16MiB", 16), "2 x DGX H100, 400G RoCEv2 rails"),
 ]
 
 
@@ -90,8 +90,9 @@ def main():
             continue
         base = extra + [f"workload.min_bytes={lo}", f"workload.max_bytes={hi}",
                         f"workload.step_factor={factor}"]
-        auto, cpu = run(args.bin, config, base + ["workload.algorithm=auto",
-                                                  "workload.protocol=auto"])
+        named = any(x.startswith("workload.algorithm=") for x in extra)
+        auto, cpu = run(args.bin, config, base + ([] if named else ["workload.algorithm=auto"]) +
+                        ["workload.protocol=auto"])
         cpu_total += cpu
         labels = sorted(auto["auto_cost_model"])
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.j) as ex:

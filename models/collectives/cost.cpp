@@ -240,7 +240,8 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
   std::map<Key, std::pair<int, uint32_t>> recv_of;  // (src, dst, tag) -> dst's recv op
   std::vector<std::vector<double>> done(static_cast<std::size_t>(n)),
       arrival(static_cast<std::size_t>(n));
-  // Per op, the (hops, proxy hops) of the dependent chain that sets its time.
+  // Per op, the (hops, proxy hops) of the dependent chain that sets its time; hops are the
+  // streams' sends (the pass term's steps), not in-switch ops.
   using Hops = std::pair<double, double>;
   std::vector<std::vector<Hops>> done_hops(static_cast<std::size_t>(n)),
       arrival_hops(static_cast<std::size_t>(n));
@@ -302,14 +303,19 @@ AlgoCost schedule_cost(const std::string& collective, const std::string& algorit
         }
         break;
       case OpKind::kSend:
+        // The pass term's steps are the streams' sends: only they count as hops.
         deliver(r, op.peer, op.tag, t + alpha(r, op.peer),
-                {h.first + 1, h.second + (f.protocol_model && f.path(r, op.peer).proxy ? 1 : 0)});
+                op.stream < 0 ? h
+                              : Hops{h.first + 1, h.second + (f.protocol_model &&
+                                                                      f.path(r, op.peer).proxy
+                                                                  ? 1
+                                                                  : 0)});
         break;
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
       case OpKind::kNvlsStore: {
         const int first = nvls_group_first(s, r);
         for (int q = first; q < first + nvls_group_size(s); ++q)
-          deliver(r, q, op.tag, t + nvls(r).store_alpha_s, {h.first + 1, h.second});
+          deliver(r, q, op.tag, t + nvls(r).store_alpha_s, h);
         break;
       }
       default: break;
