@@ -81,12 +81,16 @@ TEST(TwoNodeIb, RingAllReduceBusBwPerNicMatchesPublished) {
 // and the second-best protocol at these sizes are >= 4.6% (measured; docs/collectives.md,
 // "auto across nodes"), so a wrong pick fails, while rows of the same schedule are
 // identical (each row an independent measurement) and a right pick passes with margin.
+// LL runs at 1 and 4 MiB only (its 64 MiB row is most of the CPU time): above, it moves
+// twice the bytes in 32-byte stores (the model's ring/ll 68.6 GB/s against Simple's 212),
+// and auto is checked against Simple and LL128 there.
 TEST(TwoNodeIb, AutoProtocolWithinThreePercentOfFastestCandidate) {
   std::map<std::string, json> r;
   for (const char* proto : {"auto", "simple", "ll", "ll128"}) {
+    const bool ll = std::string(proto) == "ll";
     r[proto] = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet", "--set",
                            std::string("workload.protocol=") + proto},
-                          sizes("1MiB", "64MiB", "4")),
+                          sizes("1MiB", ll ? "4MiB" : "64MiB", "4")),
                       std::string("auto_proxy_") + proto);
     ASSERT_FALSE(r[proto].is_null());
   }
@@ -94,6 +98,7 @@ TEST(TwoNodeIb, AutoProtocolWithinThreePercentOfFastestCandidate) {
     double best = 1e300;
     std::string best_proto;
     for (const char* proto : {"simple", "ll", "ll128"}) {
+      if (std::string(proto) == "ll" && S > (4ull << 20)) continue;
       const double t = row_of(r[proto], S)["time_us"].get<double>();
       if (t < best) {
         best = t;
