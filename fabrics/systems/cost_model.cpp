@@ -218,6 +218,11 @@ class PathFinder {
           t += double(sp->pipeline_latency_ps) * 1e-12;
       }
       pc = coll::PathCost{trips * t, grp, t};
+      // Under the protocol model a route that leaves through a NIC port (numbered after the
+      // fabric ports, as Endpoint::via_nic) goes through the network proxy.
+      if (spec.workload.protocol_model())
+        if (const EndpointParams* e = spec.type_of(sdev).find<EndpointParams>("endpoint"))
+          for (int port : route_ports(sdev, ddev)) pc.proxy = pc.proxy || port >= e->ports;
     }
     for (int v : touched_) dist_[size_t(v)] = -1;
     return pc;
@@ -342,9 +347,14 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
       if (p == coll::Protocol::kSimple) {
         pc.trips = 3;
         pc.sync_s = sec(gpu.fence_latency_ps + gpu.flag_latency_ps);
+        // Through the proxy (engine.h): the local fence, post, poll, flush, the tail's poll.
+        pc.proxy_sync_s = sec(gpu.fence_latency_ps + gpu.proxy_post_latency_ps +
+                              gpu.proxy_poll_latency_ps + gpu.proxy_flush_latency_ps +
+                              gpu.flag_latency_ps);
       } else {
         pc.trips = 1;
         pc.sync_s = sec(p == coll::Protocol::kLL ? gpu.flag_latency_ps : gpu.ll128_flag_latency_ps);
+        pc.proxy_sync_s = sec(gpu.proxy_post_latency_ps) + pc.sync_s;  // post, the lines' poll
       }
     }
   }
@@ -402,6 +412,12 @@ nlohmann::json AutoChooser::to_json() const {
       c["base_us"] = costs[i].base_s * 1e6;
       c["step_sync_us"] = costs[i].piece_sync_s * 1e6;
       c["stream_steps"] = costs[i].stream_steps;
+      if (costs[i].store_forward) {  // the network proxy's terms (coll::AlgoCost)
+        c["proxy_share"] = costs[i].proxy_share;
+        c["proxy_step_sync_us"] = costs[i].proxy_sync_s * 1e6;
+        c["proxy_nic_GBps"] = costs[i].proxy_Bps * 1e-9;
+        c["proxy_channel_frac"] = costs[i].proxy_channel_frac;
+      }
     }
     j[label(i)] = c;
   }

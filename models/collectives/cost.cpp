@@ -21,14 +21,23 @@ bool is_in_switch(OpKind k) { return k == OpKind::kNvlsReduce || k == OpKind::kN
 }  // namespace
 
 double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
-  const double link = latency_s + bytes * s_per_byte;
+  const double link = store_forward ? std::max(latency_s, bytes * s_per_byte)
+                                    : latency_s + bytes * s_per_byte;
   if (stream_steps <= 0) return base_s + link;
   const double per_channel = sent_per_byte * bytes / std::max(channels, 1);
   const double per_step = per_channel / stream_steps;
   const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(per_step / piece_bytes)) : 1.0;
-  double pass = stream_steps * pieces * piece_sync_s;
+  double pass = stream_steps * pieces * piece_sync_step_s(per_step / pieces, channels);
   if (channel_Bps > 0) pass += per_channel * line_factor / channel_Bps;
   return base_s + std::max(link, pass);
+}
+
+double AlgoCost::piece_sync_step_s(double piece, int channels) const {
+  if (!store_forward || proxy_share <= 0) return piece_sync_s;
+  // The NIC's rate per channel: the channels crossing it share it.
+  const double sharing = std::max(1.0, std::max(channels, 1) * proxy_channel_frac);
+  const double ser = proxy_Bps > 0 ? piece * line_factor * sharing / proxy_Bps : 0.0;
+  return (1.0 - proxy_share) * piece_sync_s + proxy_share * (proxy_sync_s + ser);
 }
 
 namespace {
@@ -106,9 +115,14 @@ CostPrograms cost_programs(const std::string& collective, const std::string& alg
 // to rank d = rep(d) + kP is the image of the message from r - kP to rep(d), so it
 // arrives at rep(d) from sender (r - kP) mod n; op times are the same in every class
 // member, and the quotient of an acyclic periodic dependency graph is acyclic.
+// `latest_hops`: the (hops, proxy hops) of the chain that ends last; hops are the
+// streams' sends (the pass term's steps), not in-switch ops; proxy_hop(src, dst) says
+// which sends cross a network proxy.
 double chain_latency_s(const std::string& collective, const std::string& algorithm,
                        const CostPrograms& cp, const std::function<double(int, int)>& alpha,
-                       const std::function<const NvlsPath&(int)>& nvls) {
+                       const std::function<const NvlsPath&(int)>& nvls,
+                       const std::function<bool(int, int)>& proxy_hop,
+                       std::pair<double, double>* latest_hops) {
   const int n = cp.n, reps = cp.reps;
   const Schedule& s = cp.s;
   // Flat arrays over the representatives' ops (op i of rank r is base[r] + i): a few words
@@ -118,6 +132,8 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   const uint64_t total = base.back();
   FABRICSIM_ASSERT(total < UINT32_MAX, "schedule_cost: more than 2^32 ops per class");
   std::vector<double> done(total, 0), arrival(total, 0);
+  using Hops = std::pair<double, double>;
+  std::vector<Hops> done_hops(total, Hops{0, 0}), arrival_hops(total, Hops{0, 0});
   std::vector<uint32_t> need(total, 0), first_dependent(total + 1, 0), dependents;
   // The recvs by (sender, receiver, tag), sorted: the sender is as the receiver's class
   // representative sees it.
@@ -166,7 +182,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   const auto release = [&](int r, uint32_t i) {
     if (--need[base[r] + i] == 0) ready.emplace_back(r, i);
   };
-  const auto deliver = [&](int src, int dst, uint64_t tag, double at) {
+  const auto deliver = [&](int src, int dst, uint64_t tag, double at, Hops hops) {
     const Key k{seen_from(src, dst), cp.rep(dst), tag};
     auto it = std::lower_bound(recvs.begin(), recvs.end(), k,
                                [](const auto& x, const Key& y) { return x.first < y; });
@@ -174,29 +190,47 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
     const int q = k.dst;
     const uint32_t j = uint32_t(it->second - base[q]);
     arrival[it->second] = at;
+    arrival_hops[it->second] = hops;
     release(q, j);
   };
   double latest = 0;
+  Hops latest_h{0, 0};
   std::size_t left = total;
   for (std::size_t head = 0; head < ready.size(); ++head) {
     const auto [r, i] = ready[head];
     const uint64_t g = base[r] + i;
     const Op& op = cp.prog(r)[i];
     double t = 0;
-    for (uint32_t dep : op.deps) t = std::max(t, done[base[r] + dep]);
+    Hops h{0, 0};
+    for (uint32_t dep : op.deps)
+      if (done[base[r] + dep] > t) {
+        t = done[base[r] + dep];
+        h = done_hops[base[r] + dep];
+      }
     switch (op.kind) {
-      case OpKind::kRecv: t = std::max(t, arrival[g]); break;
-      case OpKind::kSend: deliver(r, op.peer, op.tag, t + alpha(r, op.peer)); break;
+      case OpKind::kRecv:
+        if (arrival[g] > t) {
+          t = arrival[g];
+          h = arrival_hops[g];
+        }
+        break;
+      case OpKind::kSend:
+        deliver(r, op.peer, op.tag, t + alpha(r, op.peer),
+                op.stream < 0 ? h
+                              : Hops{h.first + 1, h.second + (proxy_hop(r, op.peer) ? 1 : 0)});
+        break;
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
       case OpKind::kNvlsStore: {
         const int first = nvls_group_first(s, r);
         for (int q = first; q < first + nvls_group_size(s); ++q)
-          deliver(r, q, op.tag, t + nvls(r).store_alpha_s);
+          deliver(r, q, op.tag, t + nvls(r).store_alpha_s, h);
         break;
       }
       default: break;
     }
     done[g] = t;
+    done_hops[g] = h;
+    if (t > latest) latest_h = h;
     latest = std::max(latest, t);
     --left;
     for (uint32_t k = first_dependent[g]; k < first_dependent[g + 1]; ++k)
@@ -205,6 +239,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   if (left > 0)
     throw InternalError("schedule_cost: " + collective + "/" + algorithm +
                         " cannot complete: " + std::to_string(left) + " ops never ready");
+  if (latest_hops) *latest_hops = latest_h;
   return latest;
 }
 
@@ -218,7 +253,8 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
   // The latency of one dependent step src -> dst.
   const auto alpha = [&](int src, int dst) {
     const PathCost c = f.path(src, dst);
-    return f.protocol_model ? pc.trips * c.trip_s + pc.sync_s : c.alpha_s;
+    if (!f.protocol_model) return c.alpha_s;
+    return c.proxy ? c.trip_s + pc.proxy_sync_s : pc.trips * c.trip_s + pc.sync_s;
   };
   const Schedule& s = cp.s;
   const int reps = cp.reps;  // ranks [0, reps) stand for every rank (cost_programs)
@@ -255,12 +291,22 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
       down(static_cast<std::size_t>(reps));
   std::vector<double> reduce_in(f.nvls_switches.size(), 0.0),
       mcast_in(f.nvls_switches.size(), 0.0);
+  // Port groups that leave through a NIC (proxy hops), per rank; and per (rank, such
+  // group) the streams that send over it (the channels that share the NIC).
+  std::vector<std::map<int, std::map<int32_t, int>>> proxy_groups(static_cast<std::size_t>(reps));
+  std::vector<std::map<int32_t, int>> streams_of(static_cast<std::size_t>(reps));
   for (int r = 0; r < reps; ++r) {
     auto& u = up[static_cast<std::size_t>(r)];
     for (const Op& op : prog(r)) {
       const double b = static_cast<double>(op.count) * elem_bytes;
       if (op.kind == OpKind::kSend) {
-        u[f.path(r, op.peer).group] += b;
+        const PathCost pcost = f.path(r, op.peer);
+        u[pcost.group] += b;
+        streams_of[static_cast<std::size_t>(r)][op.stream] = 1;
+        if (f.protocol_model && pcost.proxy) {
+          proxy_groups[static_cast<std::size_t>(r)][pcost.group][op.stream] = 1;
+          cost.store_forward = true;
+        }
         if (in_switch) down[static_cast<std::size_t>(op.peer)][f.path(op.peer, r).group] += b;
       } else if (is_in_switch(op.kind)) {
         const NvlsPath& me = nvls(r);
@@ -293,7 +339,7 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     if (e.reduce_Bps > 0) engine_s[sw] = reduce_in[sw] / e.reduce_Bps;
     if (e.multicast_Bps > 0) engine_s[sw] = std::max(engine_s[sw], mcast_in[sw] / e.multicast_Bps);
   }
-  double worst = 0;
+  double worst = 0, worst_sf = 0;
   for (int r = 0; r < reps; ++r) {
     std::map<int, double> t_of;  // group -> time
     for (const auto& [g, b] : up[static_cast<std::size_t>(r)]) t_of[g] = b / f.group_Bps(r, g);
@@ -312,11 +358,40 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     }
     const double rank_time = !phased ? most : most + (sum - most) / depth;
     worst = std::max(worst, rank_time);
+    if (cost.store_forward) {
+      // Proxy groups carry whole steps of protocol bytes in full packets (line factor);
+      // the others the protocol's stores (wire factor).
+      const auto& pg = proxy_groups[static_cast<std::size_t>(r)];
+      double all_sum = 0, all_most = 0;
+      for (const auto& [g, t] : t_of) {
+        const double x = t * (pg.count(g) > 0 ? pc.line_factor : pc.wire_factor);
+        all_sum += x;
+        all_most = std::max(all_most, x);
+      }
+      worst_sf = std::max(worst_sf, !phased ? all_most : all_most + (all_sum - all_most) / depth);
+    }
   }
   cost.s_per_byte = worst / ref_bytes;
   if (f.protocol_model) {
     cost.base_s = f.base_s;
     cost.s_per_byte *= pc.wire_factor;
+    if (cost.store_forward) {
+      cost.s_per_byte = worst_sf / ref_bytes;
+      // The NIC the channels share most: its rate and the share of the rank's streams
+      // (the reference schedule's channels) that send over it.
+      double per_stream = 0;
+      for (int r = 0; r < reps; ++r)
+        for (const auto& [g, streams] : proxy_groups[static_cast<std::size_t>(r)]) {
+          const double frac = double(streams.size()) /
+                              double(std::max<std::size_t>(1, streams_of[static_cast<std::size_t>(r)].size()));
+          const double x = frac / f.group_Bps(r, g);  // s per byte per channel
+          if (x > per_stream) {
+            per_stream = x;
+            cost.proxy_Bps = f.group_Bps(r, g);
+            cost.proxy_channel_frac = frac;
+          }
+        }
+    }
     // The busiest thread block: its sends, and the rank's bytes (point-to-point schedules
     // only; the in-switch ops are not issued by streams).
     std::map<std::pair<int, int32_t>, double> sends;
@@ -336,15 +411,23 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     cost.piece_sync_s = 0;
     for (int r = 0; r < reps; ++r)
       for (const Op& op : prog(r))
-        if (op.kind == OpKind::kSend && op.stream >= 0)
-          cost.piece_sync_s = std::max(cost.piece_sync_s, alpha(r, op.peer));
+        if (op.kind == OpKind::kSend && op.stream >= 0) {
+          double& sync = f.path(r, op.peer).proxy ? cost.proxy_sync_s : cost.piece_sync_s;
+          sync = std::max(sync, alpha(r, op.peer));
+        }
     cost.channel_Bps = pc.channel_Bps;
     cost.line_factor = pc.line_factor;
   }
 
-  // Latency: the longest dependent message chain (chain_latency_s).
+  // Latency: the longest dependent message chain (chain_latency_s), and the hops and proxy
+  // hops of that chain (the pass term's proxy share).
   const std::function<const NvlsPath&(int)> nvls_of = nvls;
-  cost.latency_s = chain_latency_s(collective, algorithm, cp, alpha, nvls_of);
+  const std::function<bool(int, int)> proxy_hop = [&](int src, int dst) {
+    return f.protocol_model && f.path(src, dst).proxy;
+  };
+  std::pair<double, double> hops{0, 0};
+  cost.latency_s = chain_latency_s(collective, algorithm, cp, alpha, nvls_of, proxy_hop, &hops);
+  if (cost.store_forward && hops.first > 0) cost.proxy_share = hops.second / hops.first;
   return cost;
 }
 

@@ -59,6 +59,9 @@ struct PathCost {
   double alpha_s = 0;  // latency of one dependent step src -> dst (s), idealised transport
   int group = 0;       // the sender's port group that carries src -> dst (ids per rank)
   double trip_s = 0;   // one small packet's trip src -> dst (s)
+  bool proxy = false;  // the route leaves src through a scale-out NIC port: under the
+                       // protocol model every step goes through NCCL's network proxy
+                       // (engine.h, "Proxy"): store and forward of the whole step
 };
 
 // One protocol under the GPU protocol model (engine.h), as the cost model sees it.
@@ -70,6 +73,12 @@ struct ProtocolCosts {
                            // line format, and LL's unmerged small stores
   double channel_Bps = 0;  // a channel's pass rate in protocol bytes/s (0: unlimited)
   double line_factor = 1;  // protocol bytes per data byte (protocol_bytes)
+  // A dependent step over a proxy hop (PathCost::proxy): one trip (the step's RDMA write;
+  // no ack or flag crosses the network) plus proxy_sync_s: Simple: the writer's local
+  // fence, the send proxy's post, the receive proxy's poll and flush, the reader's poll of
+  // the tail; LL/LL128: the post and the reader's poll of the lines. The step's own
+  // serialisation on the NIC is added per size (AlgoCost::time_s).
+  double proxy_sync_s = 0;
 };
 
 // One rank's in-switch (NVLS) path: its links into NVLS switches and what they cost.
@@ -127,6 +136,26 @@ struct AlgoCost {
   double channel_Bps = 0;      // per channel, protocol bytes/s (0: unlimited)
   double line_factor = 1;      // protocol bytes per data byte
   int ranks_costed = 0;        // rank programs built and costed (rank classes: < ranks)
+  // The network proxy (PathCost::proxy; zero where no route leaves through a NIC). A proxy
+  // hop stores and forwards a whole piece: its GPU pass, then the proxy's post, then the
+  // piece's serialisation on the NIC (shared by the channels that cross it), then the
+  // trip. Per piece of the busiest stream the dependent step costs
+  //     (1 - proxy_share) x piece_sync_s + proxy_share x (proxy_sync_s + piece line
+  //     bytes / (proxy_Bps / max(1, channels x proxy_channel_frac)))
+  // with proxy_share the fraction of proxy hops on the longest dependent chain (ring over
+  // 2 nodes of 8: 2 hops in 16). The link term: the NIC moves whole steps as they are
+  // posted, not a stream behind the latency chain, and the chain's hops with their
+  // serialisation are in the pass term; with proxy hops the link term is therefore the
+  // larger of its two bounds, max(latency, S x s_per_byte), not their sum, and proxy
+  // groups count protocol bytes in full packets (line_factor; LL's small stores stay
+  // inside the node).
+  bool store_forward = false;  // some send of the schedule crosses a proxy hop
+  double proxy_share = 0;
+  double proxy_sync_s = 0;     // per proxy hop: one trip plus ProtocolCosts::proxy_sync_s
+  double proxy_Bps = 0;        // the proxy hop's NIC group: payload bytes/s
+  double proxy_channel_frac = 0;  // share of the reference channels that cross that NIC
+  // One piece's dependent step in the pass term (piece: data bytes).
+  double piece_sync_step_s(double piece, int channels) const;
   double time_s(double bytes, int channels = 1,
                 double piece_bytes = 0) const;  // piece_bytes 0: one piece per step
 };

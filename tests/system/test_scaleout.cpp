@@ -73,6 +73,47 @@ TEST(TwoNodeIb, RingAllReduceBusBwPerNicMatchesPublished) {
   EXPECT_EQ(r["stats"]["spine0.port[0]"]["tx_payload_bytes"].get<uint64_t>(), 0u);
 }
 
+// `protocol: auto` on two nodes knows NCCL's network proxy (coll::AlgoCost, "proxy"): on
+// the shipped 2 x DGX H100 config (ring, 32 channels) auto's row at every size is within
+// 3% of the fastest of ring/simple, ring/ll and ring/ll128 named explicitly. Before the
+// proxy was in the cost model auto took LL128 at 16 and 64 MiB (177.95 and 528.42 us
+// against Simple's 170.16 and 416.47: 4.6% and 27% slower). 3%: the gaps between the best
+// and the second-best protocol at these sizes are >= 4.6% (measured; docs/collectives.md,
+// "auto across nodes"), so a wrong pick fails, while rows of the same schedule are
+// identical (each row an independent measurement) and a right pick passes with margin.
+// LL runs at 1 and 4 MiB only (its 64 MiB row is most of the CPU time): above, it moves
+// twice the bytes in 32-byte stores (the model's ring/ll 68.6 GB/s against Simple's 212),
+// and auto is checked against Simple and LL128 there.
+TEST(TwoNodeIb, AutoProtocolWithinThreePercentOfFastestCandidate) {
+  std::map<std::string, json> r;
+  for (const char* proto : {"auto", "simple", "ll", "ll128"}) {
+    const bool ll = std::string(proto) == "ll";
+    r[proto] = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet", "--set",
+                           std::string("workload.protocol=") + proto},
+                          sizes("1MiB", ll ? "4MiB" : "64MiB", "4")),
+                      std::string("auto_proxy_") + proto);
+    ASSERT_FALSE(r[proto].is_null());
+  }
+  for (uint64_t S : {1ull << 20, 4ull << 20, 16ull << 20, 64ull << 20}) {
+    double best = 1e300;
+    std::string best_proto;
+    for (const char* proto : {"simple", "ll", "ll128"}) {
+      if (std::string(proto) == "ll" && S > (4ull << 20)) continue;
+      const double t = row_of(r[proto], S)["time_us"].get<double>();
+      if (t < best) {
+        best = t;
+        best_proto = proto;
+      }
+    }
+    const json row = row_of(r["auto"], S);
+    RecordProperty("auto_" + std::to_string(S >> 20) + "MiB",
+                   row["algorithm"].get<std::string>() + " " +
+                       std::to_string(row["time_us"].get<double>()));
+    EXPECT_LE(row["time_us"].get<double>(), best * 1.03)
+        << S << " B: auto picked " << row["algorithm"] << ", fastest ring/" << best_proto;
+  }
+}
+
 // Acceptance 3 of the collectives issue, small side: on 16 nodes x 8 GPUs (128 ranks) a
 // 1 KiB all-reduce is latency-bound; the ring's 2(n-1) = 254 dependent steps each cost a
 // fence+flag round over InfiniBand (~1.2 us), while halving-doubling has 14 and the
