@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Aggregated (transaction level, as shipped) against per packet on the shipped configs:
+# one size per config, large enough that the shipped aggregation applies, small enough that
+# the per-packet run takes about a minute of CPU or less.
+#
+#   scripts/aggregation_check.sh [BINARY] [--only CONFIG]...
+#
+# Prints, per case, both times (us), the difference in percent, packet-hops per
+# transaction-hop of the aggregated run (1.0: the shipped aggregation does not apply at that
+# size, and the two runs are the same) and both runs' CPU seconds.
+# The table in docs/fidelity.md ("Aggregated against per packet") is its output.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=build/fabricsim
+only=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --only) only+=("$2"); shift ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) bin=$1 ;;
+  esac
+  shift
+done
+[ -x "$bin" ] || { echo "aggregation_check: $bin is not executable (build first)" >&2; exit 2; }
+
+# name | config | overrides
+cases=(
+  "dgx_h100 ring 64MiB|configs/dgx_h100.yaml|--set workload.algorithm=ring --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "dgx_a100 64MiB|configs/dgx_a100.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "hgx_b200 ring 64MiB|configs/hgx_b200.yaml|--set workload.algorithm=ring --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "mi300x_mesh 64MiB|configs/mi300x_mesh.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "gb200_nvl72 ring 64MiB|configs/gb200_nvl72.yaml|--set workload.algorithm=ring --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "ualink_pod8 64MiB|configs/ualink_pod8.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "pcie_8gpu 64MiB|configs/pcie_8gpu.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "pcie_8gpu_p2p 64MiB|configs/pcie_8gpu_p2p.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "2x_dgx_h100_ib 256MiB|configs/2x_dgx_h100_ib.yaml|--set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
+  "16x_dgx_h100_ib 64MiB|configs/16x_dgx_h100_ib.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "32x_dgx_h100_rail 2 nodes uec 256MiB|configs/32x_dgx_h100_rail.yaml|--set topology.nodes=2 --set topology.spines=0 --set topology.uplinks_per_rail=0 --set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
+  "32x_dgx_h100_rail 2 nodes roce 256MiB|configs/32x_dgx_h100_rail.yaml|--set topology.scale_out=roce --set topology.nodes=2 --set topology.spines=0 --set topology.uplinks_per_rail=0 --set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
+  "tpu_v4_slice as shipped|configs/tpu_v4_slice.yaml|"
+)
+
+printf '| case | aggregated us | per packet us | difference | packet-hops per transaction-hop | CPU s (aggregated / per packet) |\n|---|---:|---:|---:|---:|---|\n'
+for c in "${cases[@]}"; do
+  IFS='|' read -r name cfg ov <<<"$c"
+  if [ ${#only[@]} -gt 0 ]; then
+    keep=0; for o in "${only[@]}"; do [[ "$cfg" == *"$o"* ]] && keep=1; done
+    [ $keep = 1 ] || continue
+  fi
+  run() {  # prints "time_us hops_ratio cpu_s" of the first row
+    local t; t=$(mktemp)
+    # shellcheck disable=SC2086
+    /usr/bin/time -f '%U' -o "$t.cpu" "$bin" run "$cfg" --quiet $ov "$@" --out "$t.d" >/dev/null 2>"$t.err" ||
+      { echo "aggregation_check: $name failed: $(head -c 300 "$t.err")" >&2; echo "- - -"; return; }
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); c=r['run_cost']; print('%.2f %.1f' % (r['rows'][0]['time_us'], c['packet_hops']/max(1,c['transaction_hops'])))" "$t.d/results.json" | tr '\n' ' '
+    cat "$t.cpu"
+    rm -rf "$t" "$t.cpu" "$t.err" "$t.d"
+  }
+  read -r ta ha ca < <(run)
+  read -r tp _ cp < <(run --set simulation.aggregate_bytes=0B)
+  diff=$(python3 -c "import sys; a,p=sys.argv[1:3]; print('%+.3f%%' % (100*(float(a)/float(p)-1)) if a!='-' and p!='-' else '-')" "$ta" "$tp")
+  printf '| %s | %s | %s | %s | %s | %s / %s |\n' "$name" "$ta" "$tp" "$diff" "$ha" "$ca" "$cp"
+done
