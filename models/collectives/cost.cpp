@@ -57,18 +57,16 @@ struct CostPrograms {
 // Whether rank P runs rank 0's program with peers shifted by P (the flow level's fold
 // checks the same, flow_system.h).
 bool shift_invariant(const Schedule& s, int n, int P) {
-  for (int r = 0; r < 1; ++r) {
-    const auto& a = s.programs[static_cast<std::size_t>(r)].ops;
-    const auto& b = s.programs[static_cast<std::size_t>(r + P)].ops;
-    if (a.size() != b.size()) return false;
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const Op &x = a[i], &y = b[i];
-      const bool peer_ok = (x.peer < 0 && y.peer < 0) || (x.peer >= 0 && y.peer == (x.peer + P) % n);
-      if (x.kind != y.kind || !peer_ok || x.tag != y.tag || x.count != y.count ||
-          x.mode != y.mode || x.duration_ps != y.duration_ps || x.stream != y.stream ||
-          x.deps != y.deps)
-        return false;
-    }
+  const auto& a = s.programs[0].ops;
+  const auto& b = s.programs[static_cast<std::size_t>(P)].ops;
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const Op &x = a[i], &y = b[i];
+    const bool peer_ok = (x.peer < 0 && y.peer < 0) || (x.peer >= 0 && y.peer == (x.peer + P) % n);
+    if (x.kind != y.kind || !peer_ok || x.tag != y.tag || x.count != y.count ||
+        x.mode != y.mode || x.duration_ps != y.duration_ps || x.stream != y.stream ||
+        x.deps != y.deps)
+      return false;
   }
   return true;
 }
