@@ -16,6 +16,9 @@ import os, re, shutil, subprocess, sys, tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def main():
+    if len(sys.argv) > 2 or (len(sys.argv) == 2 and sys.argv[1].startswith("-")):
+        print(__doc__)
+        return 0 if sys.argv[1] in ("-h", "--help") else 2
     build = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build"))
     text = open(os.path.join(ROOT, "README.md")).read()
     lines = text.splitlines()
