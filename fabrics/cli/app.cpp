@@ -219,10 +219,16 @@ int run(const Options& o, const std::vector<std::string>& args) {
     if (ec) throw InputError("--out " + *o.out + ": cannot create directory: " + ec.message());
   }
 
+  // The busbw ceiling and elaboration read the routes the ring orders were found on
+  // (SystemSpec::routes, computed once); they are freed before the packets take the
+  // memory. The ceiling goes first, so that elaboration reuses what its scratch held.
+  const Ceiling ceiling =
+      spec.workload.is_training || spec.workload.is_traffic ? Ceiling{} : busbw_ceiling(spec);
   const auto wall0 = std::chrono::steady_clock::now();
   // On the heap so that a finished run can leave it to the process's exit (below).
   auto sys_owner = std::make_unique<System>(spec);
   System& sys = *sys_owner;
+  spec.drop_routes();
   const WorkloadSpec& w = spec.workload;
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
@@ -267,10 +273,6 @@ int run(const Options& o, const std::vector<std::string>& args) {
         });
   }
   const bool jobs = training || traffic;
-  // The ceiling reads the routes elaboration used (SystemSpec::routes); neither needs
-  // them after this, so they are freed before the packets take the memory.
-  const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
-  spec.drop_routes();
   const coll::AlgoInfo* algo =
       jobs ? nullptr : &coll::algo_info(w.collective, is_auto ? chooser.names.front() : w.algorithm);
   CollectiveSweep sweep("sweep", sys.engine(), n, jobs ? std::vector<uint64_t>{} : w.sizes(),
