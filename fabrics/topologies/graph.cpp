@@ -155,18 +155,22 @@ bool PathSearch::search(int from, int to) {
   for (int v : touched_) scratch_[size_t(v)] = -1;
   touched_.clear();
   // A whole search when it can be kept (every source of this destination then reads it);
-  // otherwise up to the level that reaches `from` (the distances route_ports reads, those
-  // below from's, are complete either way).
+  // otherwise until `from` is reached (the distances route_ports reads, those below
+  // from's, are complete either way).
   const bool keep = cache_left_ >= g_.devices.size();
   std::vector<int> level{to}, next;
   scratch_[size_t(to)] = 0;
   touched_.push_back(to);
   bool found = false;
-  for (int depth = 0; !level.empty() && (keep || !found); ++depth) {
+  // Not kept: it stops at `from` itself, mid-level (on a 16k-GPU fabric that level holds
+  // thousands of devices).
+  const auto stop = [&] { return found && !keep; };
+  for (int depth = 0; !level.empty() && !stop(); ++depth) {
     next.clear();
-    for (int u : level) {
+    for (size_t i = 0; i < level.size() && !stop(); ++i) {
+      const int u = level[i];
       if (u != to && !g_.devices[size_t(u)].forwards) continue;
-      for (int p = 0; p < g_.devices[size_t(u)].ports; ++p) {
+      for (int p = 0; p < g_.devices[size_t(u)].ports && !stop(); ++p) {
         const LinkEnd nb = g_.peer(u, p);
         if (nb.device < 0 || scratch_[size_t(nb.device)] >= 0) continue;
         scratch_[size_t(nb.device)] = depth + 1;
