@@ -187,6 +187,23 @@ void limit_address_space(uint64_t memory_limit) {
 #endif
 }
 
+// A finished run's system is not destroyed: the process ends next, and SystemC's module
+// registry looks for each module it removes from its front, so destroying the ~42,500
+// modules of the 576-GPU domain (41,472 ports) cost ~0.6 s, quadratic in the modules
+// (docs/performance.md). Everything the run writes is written and flushed before this.
+// The destructors of the models free memory only (no file or output is theirs). Under
+// AddressSanitizer the system is destroyed as before, so that its leak check sees every
+// model freed.
+void leave_to_exit(std::unique_ptr<System> sys) {
+#ifdef FABRICSIM_ASAN
+  sys.reset();
+#else
+  std::cout.flush();
+  static std::vector<std::unique_ptr<System>>* kept = new std::vector<std::unique_ptr<System>>;
+  kept->push_back(std::move(sys));  // never destroyed: the process exits next
+#endif
+}
+
 int run(const Options& o, const std::vector<std::string>& args) {
   const SystemSpec spec = load_system(o.config, o.sets, o.seed);
   limit_address_space(memory_limit(spec));
@@ -202,8 +219,16 @@ int run(const Options& o, const std::vector<std::string>& args) {
     if (ec) throw InputError("--out " + *o.out + ": cannot create directory: " + ec.message());
   }
 
+  // The busbw ceiling and elaboration read the routes the ring orders were found on
+  // (SystemSpec::routes, computed once); they are freed before the packets take the
+  // memory. The ceiling goes first, so that elaboration reuses what its scratch held.
+  const Ceiling ceiling =
+      spec.workload.is_training || spec.workload.is_traffic ? Ceiling{} : busbw_ceiling(spec);
   const auto wall0 = std::chrono::steady_clock::now();
-  System sys(spec);
+  // On the heap so that a finished run can leave it to the process's exit (below).
+  auto sys_owner = std::make_unique<System>(spec);
+  System& sys = *sys_owner;
+  spec.drop_routes();
   const WorkloadSpec& w = spec.workload;
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
@@ -381,7 +406,6 @@ int run(const Options& o, const std::vector<std::string>& args) {
        << " retransmitted (" << list(ledger.retransmitted) << "); " << ledger.duplicates
        << " duplicates discarded\n";
   };
-  const Ceiling ceiling = jobs ? Ceiling{} : busbw_ceiling(spec);
   // The rows or jobs a fault may have fallen into, and the fault lines under the table.
   std::vector<FaultWindow> windows = job_windows;
   if (!jobs)
@@ -469,6 +493,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
     write_tables(out_dir, rows, jobs ? &j["rows"] : nullptr, *obs);
   }
   if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
+  leave_to_exit(std::move(sys_owner));
   return kExitOk;
 }
 

@@ -39,7 +39,7 @@ uint64_t FlowRank::reduce(uint64_t bytes) {
 // FlowSystem
 
 FlowSystem::FlowSystem(sc_core::sc_module_name n, const SystemSpec& spec)
-    : sc_module(n), spec_(spec), g_(spec.graph) {
+    : sc_module(n), spec_(spec), g_(spec.graph), search_(spec.graph) {
   Scheduler::instance();
   alarm_ = Alarm{this, 0};
   dma_window_ = uint32_t(spec.simulation.flow_window);
@@ -78,7 +78,6 @@ FlowSystem::FlowSystem(sc_core::sc_module_name n, const SystemSpec& spec)
   orbit_size_.assign(class_of_.size(), 1);
   if (spec.simulation.flow_fold) plan_fold();
   res_class_.assign(class_of_.size(), -1);
-  dist_.assign(g_.devices.size(), -1);
   frac_.assign(g_.devices.size(), 0.0);
   std::vector<RankIo*> io;
   for (int r = 0; r < n_; ++r) {
@@ -122,43 +121,12 @@ const FlowSystem::Path& FlowSystem::path(uint32_t src_rank, uint32_t dst_rank) {
   const int d = g_.endpoints[size_t(spec_.ranks[dst_rank])];
   FABRICSIM_ASSERT(s != d, "flow level: a message to itself");
   // Distances to d through forwarding devices, until s is reached.
-  touched_.clear();
-  std::vector<int> level{d}, next;
-  dist_[size_t(d)] = 0;
-  touched_.push_back(d);
-  bool found = false;
-  for (int depth = 0; !level.empty() && !found; ++depth) {
-    next.clear();
-    for (int u : level) {
-      if (u != d && !g_.devices[size_t(u)].forwards) continue;
-      for (int p = 0; p < g_.devices[size_t(u)].ports && !found; ++p) {
-        const topo::LinkEnd nb = g_.peer(u, p);
-        if (nb.device < 0 || dist_[size_t(nb.device)] >= 0) continue;
-        dist_[size_t(nb.device)] = depth + 1;
-        touched_.push_back(nb.device);
-        next.push_back(nb.device);
-        if (nb.device == s) found = true;
-      }
-      if (found) break;
-    }
-    level.swap(next);
-  }
-  if (!found) {
-    for (int v : touched_) dist_[size_t(v)] = -1;
+  if (!search_.search(s, d))
     throw InputError(spec_.file + ": topology: no path from " + g_.devices[size_t(s)].name +
                      " to " + g_.devices[size_t(d)].name + " through forwarding devices");
-  }
   Path path;
   // The route ports of v towards d: peers one step closer that relay (or are d).
-  auto route_ports = [&](int v, std::vector<int>& out) {
-    out.clear();
-    for (int p = 0; p < g_.devices[size_t(v)].ports; ++p) {
-      const topo::LinkEnd nb = g_.peer(v, p);
-      if (nb.device < 0 || dist_[size_t(nb.device)] != dist_[size_t(v)] - 1) continue;
-      if (nb.device != d && !g_.devices[size_t(nb.device)].forwards) continue;
-      out.push_back(p);
-    }
-  };
+  auto route_ports = [&](int v, std::vector<int>& out) { search_.route_ports(v, out); };
   std::vector<int> ports;
   // Split the flow equally over the route ports at every hop, level by level.
   std::unordered_map<uint32_t, size_t> use_of;  // class -> index in path.uses
@@ -218,7 +186,6 @@ const FlowSystem::Path& FlowSystem::path(uint32_t src_rank, uint32_t dst_rank) {
   }
   path.signature = sig;
   for (int v : frac_touched) frac_[size_t(v)] = 0.0;
-  for (int v : touched_) dist_[size_t(v)] = -1;
   return paths_.emplace(key, std::move(path)).first->second;
 }
 

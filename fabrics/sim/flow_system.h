@@ -168,10 +168,10 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
   std::vector<uint32_t> free_msgs_;
   std::vector<Delivery> deliveries_;  // min-heap
   std::vector<uint64_t> done_;        // scratch
-  // Scratch of path().
-  std::vector<int32_t> dist_;
+  // Scratch of path(): the shortest-path search (shared with the cost model) and the
+  // share of the flow at each device.
+  topo::PathSearch search_;
   std::vector<double> frac_;
-  std::vector<int> touched_;
   uint64_t next_msg_ = 0, dseq_ = 0, messages_ = 0, control_ = 0, live_msgs_ = 0;
   double sent_bytes_ = 0, delivered_bytes_ = 0;
   bool in_wake_ = false;

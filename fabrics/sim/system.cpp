@@ -14,7 +14,7 @@ namespace fabricsim {
 System::System(const SystemSpec& spec) : spec_(spec) {
   Scheduler::instance();  // first, so it sits at the top of the module hierarchy
   const topo::Graph& g = spec.graph;
-  const topo::Routes routes = topo::compute_routes(g);
+  const topo::Routes& routes = spec.routes();  // shared with the ring orders and the ceiling
   std::vector<std::vector<int>> used(g.devices.size());
   for (const topo::Link& l : g.links) {
     used[l.a.device].push_back(l.a.port);

@@ -55,7 +55,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   const coll::Schedule s = coll::make_schedule(w.collective, w.algorithm, cp, spec.domain_size);
   const double bus_bytes = double(cp.count) * w.elem_bytes *
                            coll::busbw_factor(coll::algo_info(w.collective, w.algorithm), n);
-  const topo::Routes routes = topo::compute_routes(g);
+  const topo::Routes& routes = spec.routes();
 
   const size_t nd = g.devices.size();
   // The host path of every root complex (nullptr for other devices).

@@ -87,14 +87,16 @@ int rank_period(const SystemSpec& spec, const std::vector<std::vector<int>>& lin
   return 0;
 }
 
-// The point-to-point paths of the cost model, found on demand (a breadth-first search from
-// the destination until the source is reached, as the flow level's) and kept per
+// The point-to-point paths of the cost model, found on demand (topo::PathSearch, the flow
+// level's search too: one breadth-first search per destination, kept for every source
+// that goes there) and kept per
 // (class representative, shifted peer): no table of every rank pair or of every device's
 // routes. With a period P, rank s's paths, groups and rates are those of its
 // representative s mod P to the peer shifted alike.
 class PathFinder {
  public:
-  PathFinder(const SystemSpec& spec, bool classes) : spec_(&spec) {
+  PathFinder(const SystemSpec& spec, bool classes)
+      : spec_(&spec), search_(spec.graph, kSearchCacheDevices) {
     const topo::Graph& g = spec.graph;
     link_at_.resize(g.devices.size());
     for (size_t v = 0; v < g.devices.size(); ++v)
@@ -111,7 +113,6 @@ class PathFinder {
     period_ = classes ? rank_period(spec, link_at_) : 0;
     groups_of_.resize(size_t(n_));
     rate_.resize(size_t(n_));
-    dist_.assign(g.devices.size(), -1);
   }
   int period() const { return period_; }
   int rep(int r) const { return period_ > 0 ? r % period_ : r; }
@@ -159,19 +160,6 @@ class PathFinder {
   }
 
  private:
-  // The route ports of device v towards device dst (after the search): peers one step
-  // closer that relay (or are dst), ascending.
-  std::vector<int> route_ports(int v, int dst) const {
-    const topo::Graph& g = spec_->graph;
-    std::vector<int> out;
-    for (int p = 0; p < g.devices[size_t(v)].ports; ++p) {
-      const topo::LinkEnd nb = g.peer(v, p);
-      if (nb.device < 0 || dist_[size_t(nb.device)] != dist_[size_t(v)] - 1) continue;
-      if (nb.device != dst && !g.devices[size_t(nb.device)].forwards) continue;
-      out.push_back(p);
-    }
-    return out;
-  }
   coll::PathCost compute(int s, int d) {
     const SystemSpec& spec = *spec_;
     const topo::Graph& g = spec.graph;
@@ -180,35 +168,16 @@ class PathFinder {
     const uint64_t small = small_;
     const int sdev = g.endpoints[size_t(spec.ranks[size_t(s)])];
     const int ddev = g.endpoints[size_t(spec.ranks[size_t(d)])];
-    touched_.clear();
-    std::vector<int> level{ddev}, next;
-    dist_[size_t(ddev)] = 0;
-    touched_.push_back(ddev);
-    bool found = false;
-    for (int depth = 0; !level.empty() && !found; ++depth) {
-      next.clear();
-      for (int u : level) {
-        if (u != ddev && !g.devices[size_t(u)].forwards) continue;
-        for (int p = 0; p < g.devices[size_t(u)].ports; ++p) {
-          const topo::LinkEnd nb = g.peer(u, p);
-          if (nb.device < 0 || dist_[size_t(nb.device)] >= 0) continue;
-          dist_[size_t(nb.device)] = depth + 1;
-          touched_.push_back(nb.device);
-          next.push_back(nb.device);
-          found = found || nb.device == sdev;
-        }
-      }
-      level.swap(next);
-    }
+    const bool found = search_.search(sdev, ddev);
     coll::PathCost pc{1e9, -1};  // unreachable: never chosen
     if (found) {
-      const int grp = group_of(s, route_ports(sdev, ddev));
+      const int grp = group_of(s, search_.route_ports(sdev));
       // One small packet along the first shortest path.
       double t = 0;
       int dev = sdev;
       for (int hop = 0; dev != ddev; ++hop) {
         FABRICSIM_ASSERT(hop < 64, "fabric_costs: route loop");
-        const int port = route_ports(dev, ddev).front();
+        const int port = search_.route_ports(dev).front();
         const LinkParams& lp = *link_of.at({dev, port});
         t += double(lp.latency_ps) * 1e-12 +
              double(lp.framing->packet_wire_bytes(uint32_t(std::min<uint64_t>(small, lp.packet_payload)))) *
@@ -222,9 +191,8 @@ class PathFinder {
       // fabric ports, as Endpoint::via_nic) goes through the network proxy.
       if (spec.workload.protocol_model())
         if (const EndpointParams* e = spec.type_of(sdev).find<EndpointParams>("endpoint"))
-          for (int port : route_ports(sdev, ddev)) pc.proxy = pc.proxy || port >= e->ports;
+          for (int port : search_.route_ports(sdev)) pc.proxy = pc.proxy || port >= e->ports;
     }
-    for (int v : touched_) dist_[size_t(v)] = -1;
     return pc;
   }
 
@@ -236,8 +204,10 @@ class PathFinder {
   std::vector<std::map<std::vector<int>, int>> groups_of_;  // [rep]: ports -> group
   std::vector<std::vector<double>> rate_;                   // [rep][group]: payload B/s
   std::unordered_map<uint64_t, coll::PathCost> paths_;      // (rep << 32 | peer) -> cost
-  std::vector<int> dist_;                                   // per device, -1 unseen
-  std::vector<int> touched_;
+  // Every class representative's paths to one peer search once: up to 4M devices' worth
+  // of distances (16 MiB) are kept, all of them on NVL576 (576 x 1,026 devices).
+  static constexpr size_t kSearchCacheDevices = size_t(1) << 22;
+  topo::PathSearch search_;
 };
 
 }  // namespace

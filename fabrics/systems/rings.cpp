@@ -112,7 +112,7 @@ std::vector<std::vector<int>> topology_rings(const SystemSpec& spec) {
   if (spec.domain_size > 0 && spec.domain_size < n)
     return coll::rail_ring_orders(n, spec.domain_size, channels);
   const topo::Graph& g = spec.graph;
-  const topo::Routes routes = topo::compute_routes(g);
+  const topo::Routes& routes = spec.routes();  // kept for elaboration and the ceiling
   const auto ports_of = [&](int a, int b) {
     return routes[size_t(g.endpoints[size_t(spec.ranks[size_t(a)])])]
                  [size_t(spec.ranks[size_t(b)])];

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -124,6 +125,26 @@ struct SystemSpec {
                        simulation.aggregate_min_group_message};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
+
+  // The routes of `graph` (topo::compute_routes), computed by the first step that asks
+  // (the ring orders at load, elaboration, the busbw ceiling) and kept for the others
+  // until drop_routes(). They belong to this spec's graph object: a copy of the spec
+  // (whose graph may then change, e.g. without failed links) computes its own.
+  const topo::Routes& routes() const {
+    if (!routes_cache_ || routes_graph_ != &graph) {
+      routes_cache_ = std::make_shared<const topo::Routes>(topo::compute_routes(graph));
+      routes_graph_ = &graph;
+    }
+    return *routes_cache_;
+  }
+  // Frees them (the run drops them once the system is built and the ceiling computed).
+  void drop_routes() const {
+    routes_cache_.reset();
+    routes_graph_ = nullptr;
+  }
+
+  mutable std::shared_ptr<const topo::Routes> routes_cache_;  // see routes()
+  mutable const topo::Graph* routes_graph_ = nullptr;
 };
 
 // Loads, applies --set overrides, validates and resolves. `seed` overrides the file's.

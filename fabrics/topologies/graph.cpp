@@ -140,3 +140,66 @@ Routes compute_routes(const Graph& g) {
 }
 
 }  // namespace fabricsim::topo
+
+namespace fabricsim::topo {
+
+PathSearch::PathSearch(const Graph& g, size_t cache_devices)
+    : g_(g), cache_left_(cache_devices), scratch_(g.devices.size(), -1) {}
+
+bool PathSearch::search(int from, int to) {
+  to_ = to;
+  if (auto it = cached_.find(to); it != cached_.end()) {
+    dist_ = it->second.data();
+    return from != to && dist_[size_t(from)] > 0;
+  }
+  for (int v : touched_) scratch_[size_t(v)] = -1;
+  touched_.clear();
+  // A whole search when it can be kept (every source of this destination then reads it);
+  // otherwise until `from` is reached (the distances route_ports reads, those below
+  // from's, are complete either way).
+  const bool keep = cache_left_ >= g_.devices.size();
+  std::vector<int> level{to}, next;
+  scratch_[size_t(to)] = 0;
+  touched_.push_back(to);
+  bool found = false;
+  // Not kept: it stops at `from` itself, mid-level (on a 16k-GPU fabric that level holds
+  // thousands of devices).
+  const auto stop = [&] { return found && !keep; };
+  for (int depth = 0; !level.empty() && !stop(); ++depth) {
+    next.clear();
+    for (size_t i = 0; i < level.size() && !stop(); ++i) {
+      const int u = level[i];
+      if (u != to && !g_.devices[size_t(u)].forwards) continue;
+      for (int p = 0; p < g_.devices[size_t(u)].ports && !stop(); ++p) {
+        const LinkEnd nb = g_.peer(u, p);
+        if (nb.device < 0 || scratch_[size_t(nb.device)] >= 0) continue;
+        scratch_[size_t(nb.device)] = depth + 1;
+        touched_.push_back(nb.device);
+        next.push_back(nb.device);
+        found = found || nb.device == from;
+      }
+    }
+    level.swap(next);
+  }
+  if (keep) {
+    cache_left_ -= g_.devices.size();
+    std::vector<int>& d = cached_[to];
+    d = scratch_;
+    dist_ = d.data();
+  } else {
+    dist_ = scratch_.data();
+  }
+  return found;
+}
+
+void PathSearch::route_ports(int v, std::vector<int>& out) const {
+  out.clear();
+  for (int p = 0; p < g_.devices[size_t(v)].ports; ++p) {
+    const LinkEnd nb = g_.peer(v, p);
+    if (nb.device < 0 || dist_[size_t(nb.device)] != dist_[size_t(v)] - 1) continue;
+    if (nb.device != to_ && !g_.devices[size_t(nb.device)].forwards) continue;
+    out.push_back(p);
+  }
+}
+
+}  // namespace fabricsim::topo

@@ -77,6 +77,39 @@ class Reach {
   std::vector<std::vector<int>> touches_;  // device -> sorted ids of adjacent components
 };
 
+// Shortest paths towards one destination device on demand, for the steps that need the
+// paths of a few (source, destination) pairs rather than compute_routes' table of every
+// device to every endpoint (the cost model behind `auto`, the flow level). Breadth-first
+// distances to the destination, relaying through forwarding devices only (as
+// compute_routes); route_ports gives the same ports as compute_routes' routes.
+class PathSearch {
+ public:
+  // `cache_devices`: distances of up to that many devices' worth of whole searches are
+  // kept, one array per destination, so that the paths of many sources to one destination
+  // search once (0: none kept; every search stops at the level where it reaches its source).
+  explicit PathSearch(const Graph& g, size_t cache_devices = 0);
+  // Distances towards device `to`, at least up to the level before device `from`; true when
+  // `from` is reached (false when from == to, or nothing relays between them).
+  bool search(int from, int to);
+  // After search(from, to), for v on a shortest path from `from`: the ports of v whose peer
+  // is one step closer to `to` and relays or is `to`, ascending.
+  void route_ports(int v, std::vector<int>& out) const;
+  std::vector<int> route_ports(int v) const {
+    std::vector<int> out;
+    route_ports(v, out);
+    return out;
+  }
+
+ private:
+  const Graph& g_;
+  size_t cache_left_;                      // devices' worth of cache still free
+  std::vector<int> scratch_;               // per device, -1 unseen (searches not cached)
+  std::vector<int> touched_;               // set in scratch_ by the last search
+  std::map<int, std::vector<int>> cached_;  // destination -> distances of a whole search
+  const int* dist_ = nullptr;              // the last search's distances
+  int to_ = -1;
+};
+
 // g without the links marked in `removed` (per link index; faults), its ports indexed.
 Graph without_links(const Graph& g, const std::vector<char>& removed);
 

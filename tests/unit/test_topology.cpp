@@ -308,3 +308,83 @@ TEST(Reach, AgreesWithRoutesOnEveryPair) {
 
 }  // namespace
 }  // namespace fabricsim::topo
+
+namespace fabricsim::topo {
+namespace {
+
+// PathSearch (the cost model's and the flow level's paths) gives compute_routes' ports at
+// every device on every shortest path of every endpoint pair, with and without keeping the
+// whole searches, and finds exactly the pairs Reach connects.
+void expect_search_matches_routes(const Graph& g, size_t cache_devices) {
+  const Routes routes = compute_routes(g);
+  const Reach reach(g);
+  PathSearch search(g, cache_devices);
+  int paths = 0;
+  for (size_t j = 0; j < g.endpoints.size(); ++j)
+    for (size_t i = 0; i < g.endpoints.size(); ++i) {
+      const int from = g.endpoints[i], to = g.endpoints[j];
+      const bool found = search.search(from, to);
+      EXPECT_EQ(found, from != to && reach.connected(from, to))
+          << g.devices[from].name << " -> " << g.devices[to].name;
+      if (!found) continue;
+      ++paths;
+      // Every device reached from `from` by following the route ports towards `to`.
+      std::vector<int> at{from};
+      std::vector<char> seen(g.devices.size(), 0);
+      while (!at.empty()) {
+        const int v = at.back();
+        at.pop_back();
+        if (v == to || seen[size_t(v)]) continue;
+        seen[size_t(v)] = 1;
+        const std::vector<int> ports = search.route_ports(v);
+        EXPECT_EQ(ports, routes[size_t(v)][j])
+            << g.devices[v].name << " towards " << g.devices[to].name << " (from "
+            << g.devices[from].name << ", cache " << cache_devices << ")";
+        for (int p : ports) at.push_back(g.peer(v, p).device);
+      }
+    }
+  EXPECT_GT(paths, 0);
+}
+
+TEST(PathSearch, AgreesWithRoutesOnIslandsAndDirectLinks) {
+  Graph g;
+  const int a = add_endpoint(g, "a", 2), b = add_endpoint(g, "b", 1), c = add_endpoint(g, "c", 1);
+  const int d = add_endpoint(g, "d", 2), e = add_endpoint(g, "e", 1);
+  add_endpoint(g, "f", 1);  // no link at all
+  const int s0 = add_switch(g, "s0", 4), s1 = add_switch(g, "s1", 4), s2 = add_switch(g, "s2", 4);
+  link(g, a, 0, s0, 0);
+  link(g, b, 0, s0, 1);
+  link(g, s0, 2, s1, 0);
+  link(g, c, 0, s1, 1);
+  link(g, a, 1, d, 0);
+  link(g, d, 1, s2, 0);
+  link(g, e, 0, s2, 1);
+  g.index_ports();
+  for (size_t cache : {size_t(0), size_t(9), size_t(1000)}) expect_search_matches_routes(g, cache);
+}
+
+TEST(PathSearch, AgreesWithRoutesOnTwoTiersAndADgx) {
+  const int kLeaves = 4, kPerLeaf = 3, kSpines = 3;
+  Graph g;
+  std::vector<int> eps, leaves, spines;
+  for (int i = 0; i < kLeaves * kPerLeaf; ++i)
+    eps.push_back(add_endpoint(g, "ep" + std::to_string(i), 1));
+  for (int l = 0; l < kLeaves; ++l)
+    leaves.push_back(add_switch(g, "leaf" + std::to_string(l), kPerLeaf + 2 * kSpines));
+  for (int s = 0; s < kSpines; ++s)
+    spines.push_back(add_switch(g, "spine" + std::to_string(s), 2 * kLeaves));
+  for (int i = 0; i < kLeaves * kPerLeaf; ++i) link(g, eps[i], 0, leaves[i / kPerLeaf], i % kPerLeaf);
+  for (int l = 0; l < kLeaves; ++l)  // two parallel links from every leaf to every spine
+    for (int s = 0; s < kSpines; ++s)
+      for (int k = 0; k < 2; ++k) link(g, leaves[l], kPerLeaf + 2 * s + k, spines[s], 2 * l + k);
+  g.index_ports();
+  // 0: no search kept; 3 destinations' worth (of 19 devices) kept, the rest not; all kept.
+  for (size_t cache : {size_t(0), size_t(3 * 19), size_t(1) << 20})
+    expect_search_matches_routes(g, cache);
+  const Dgx dgx;
+  expect_search_matches_routes(dgx.g, 0);
+  expect_search_matches_routes(dgx.g, size_t(1) << 20);
+}
+
+}  // namespace
+}  // namespace fabricsim::topo
