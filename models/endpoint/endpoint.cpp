@@ -222,12 +222,7 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port) {
     if (txn > pkt && m.bytes >= (group ? params_.aggregate_min_group_message
                                        : params_.aggregate_min_message)) {
       const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
-      uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
-      // Group messages under round robin (interleave on): at least kGroupRounds pieces per
-      // port. Per packet, concurrent NVLS messages share a port one packet each in turn, so
-      // they all finish late together; a message striped as one piece per port would
-      // finish whole at its turn instead (docs/architecture.md, "Aggregation").
-      if (group && interleave_) rounds = std::max(rounds, kGroupRounds);
+      const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
       bytes = std::min({m.bytes - m.next_offset, txn, share});

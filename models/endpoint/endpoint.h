@@ -154,10 +154,6 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   EndpointParams params_;
   std::vector<std::unique_ptr<Port>> ports_;
   static constexpr uint32_t kGroupDst = 0xFFFFFFFFu;  // Msg::dst of NVLS group messages
-  // Aggregated group messages under interleave are cut into at least this many pieces per
-  // port (measured: 8 keeps DGX H100 nvls within 0.01% of per packet; 2 pieces were 10%
-  // fast, one 22%).
-  static constexpr uint64_t kGroupRounds = 8;
   std::vector<PortSet> reach_;      // [dst] -> ports that reach it
   PortSet nvls_reach_{0};           // ports into NVLS switches
   uint32_t nvls_count_ = 0;

@@ -130,34 +130,6 @@ TEST(DgxH100, AggregatedAndPerPacketAgreeWithin1Percent) {
   expect_accounting_clean(b.results);
 }
 
-// NVLS group messages under NCCL's protocol model share each GPU port round robin with
-// the other concurrent NVLS messages. Per packet they all finish late together; cut as one
-// piece per port they finished one after another and the all-reduce came out 22% fast
-// (48.81 against 62.99 us at 8 MiB with 2 KiB transactions). Cut into at least
-// Endpoint::kGroupRounds pieces per port they agree.
-TEST(DgxH100, NvlsAggregatedAgreesWithPerPacketWithinHalfPercent) {
-  const std::vector<std::string> base = {
-      "run", source("configs/dgx_h100.yaml"), "--quiet", "--set", "workload.algorithm=nvls",
-      "--set", "workload.min_bytes=8MiB", "--set", "workload.max_bytes=8MiB", "--set",
-      // every NVLS message aggregated (16-32 KiB pieces)
-      "simulation.aggregate_min_group_message=0B"};
-  std::vector<std::string> pp = base, agg = base;
-  pp.insert(pp.end(), {"--set", "simulation.aggregate_bytes=0B"});
-  agg.insert(agg.end(), {"--set", "simulation.aggregate_bytes=16KiB"});
-  RunResult a = run_fabricsim(pp, fresh_dir("nvls_pp"));
-  RunResult b = run_fabricsim(agg, fresh_dir("nvls_agg"));
-  ASSERT_EQ(a.exit_code, 0) << a.err;
-  ASSERT_EQ(b.exit_code, 0) << b.err;
-  const double ta = row_of(a.results, 8ull << 20)["time_us"].get<double>();
-  const double tb = row_of(b.results, 8ull << 20)["time_us"].get<double>();
-  EXPECT_NEAR(tb / ta, 1.0, 0.005) << "per packet " << ta << " us, aggregated " << tb << " us";
-  // It is still aggregated: fewer transaction-hops than packet-hops.
-  EXPECT_LT(b.results["run_cost"]["transaction_hops"].get<double>(),
-            0.6 * a.results["run_cost"]["transaction_hops"].get<double>());
-  expect_accounting_clean(a.results);
-  expect_accounting_clean(b.results);
-}
-
 // Acceptance 6: functional ring all-reduce on 2 to 9 ranks carries real numbers through
 // the simulated fabric; every rank ends with the exact sum (the binary checks every
 // element and reports #wrong per row; a wrong element also makes it exit 3).
