@@ -10,7 +10,10 @@
 // (X kx) x (Y ky) x (Z kz) chips: in each switch, cube c's + face joins the - face of the
 // next cube of the slice along d (wrapping; a slice one cube long joins a cube to itself).
 // The other cubes' ports stay dark (spares). Each switch gets its circuit map as its
-// coordinates (optical_circuit_switch reads them as its map).
+// coordinates (optical_circuit_switch reads them as its map). With `twisted: true` (a slice
+// of q x q x 2q or q x 2q x 2q chips) a short dimension's wraparound also moves q chips
+// along each long dimension: the same switches and fibres, another map (docs/optical.md,
+// "Twisted tori"); the workload is then told of no torus.
 //
 // A chip is an endpoint (its DMA and reduction engine) linked by `local_links` links to
 // its router (a forwarding device: ports 0..5 = +x, -x, +y, -y, +z, -z, then the local
