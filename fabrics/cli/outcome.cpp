@@ -30,8 +30,11 @@ std::string progress_text(const SystemSpec& spec, const CollectiveSweep& sweep,
   if (runner) {
     std::string s = std::to_string(runner->done()) + " of " + std::to_string(runner->total()) +
                     " jobs finished";
-    if (runner->started() > runner->done())
-      s += "; job " + std::to_string(runner->started()) + " was running";
+    if (runner->waiting())
+      s += "; job " + std::to_string(runner->started()) +
+           " was waiting to start (for the circuits it needs)";
+    else if (runner->launched() > runner->done())
+      s += "; job " + std::to_string(runner->launched()) + " was running";
     return s;
   }
   const std::vector<SweepRow>& rows = sweep.rows();

@@ -205,6 +205,10 @@ void FaultManager::apply(const FaultAction& a) {
     cube_fail(a.event, a.target);
     return;
   }
+  if (a.kind == FaultAction::kCircuitMap) {
+    timed_map(a.event, plan_.timed_maps[size_t(a.target)]);
+    return;
+  }
   current_ = a.event;
   EventStats& e = ev_[size_t(a.event)];
   if (e.first_ps == UINT64_MAX) e.first_ps = Scheduler::now();
@@ -231,6 +235,7 @@ void FaultManager::apply(const FaultAction& a) {
       break;
     case FaultAction::kReconfigure:
     case FaultAction::kCubeFail:
+    case FaultAction::kCircuitMap:
       break;  // above
     case FaultAction::kBer: {
       Port& p0 = sys_.link_port(a.target, 0);
@@ -412,6 +417,24 @@ void FaultManager::phase_starts(const std::string& phase, std::function<void()> 
   }
   req_.event = it->second.event;
   request_circuit_map(it->second.map, std::move(go));
+}
+
+// ocs_circuit_map: the controller's request at a time rather than at a phase boundary.
+// One request at a time: a map whose time comes while the previous one is still
+// reconfiguring waits for it (its switches' mirrors may be the same).
+void FaultManager::timed_map(int event, const std::string& map) {
+  if (req_.active) {
+    timed_queue_.emplace_back(event, map);
+    return;
+  }
+  ev_[size_t(event)].timed = true;
+  req_.event = event;
+  request_circuit_map(map, [this]() {
+    if (timed_queue_.empty()) return;
+    const std::pair<int, std::string> next = timed_queue_.front();
+    timed_queue_.pop_front();
+    timed_map(next.first, next.second);
+  });
 }
 
 // The OCS controller: every switch of the map whose map in force differs takes it as a
@@ -790,12 +813,17 @@ nlohmann::json FaultManager::json(const std::vector<FaultWindow>& windows) const
       x["ceiling_busbw_GBps_after"] = e.ceiling_GBps;
       x["capacity_extra_ps_estimate"] = capacity_extra_ps(e, w);
     }
-    if (plan_.where.size() > i && e.requests > 0) {  // ocs_phase_map
+    if (plan_.where.size() > i && e.requests > 0) {  // ocs_phase_map, ocs_circuit_map
       x["requests"] = e.requests;
       x["switch_reconfigurations"] = e.switches;
       x["changed_ports"] = e.ctl_changed;
-      x["job_wait_ps"] = e.ctl_wait_ps;
-      x["first_job_wait_ps"] = e.ctl_first_wait_ps;
+      if (e.timed) {
+        x["requested_ps"] = e.first_ps;
+        x["all_lit_after_ps"] = e.ctl_wait_ps;  // from the request to the last switch lit
+      } else {
+        x["job_wait_ps"] = e.ctl_wait_ps;
+        x["first_job_wait_ps"] = e.ctl_first_wait_ps;
+      }
       x["first_dark_from_ps"] = e.ctl_first_dark_from_ps;
       x["first_dark_until_ps"] = e.ctl_first_dark_until_ps;
       x["dark_ps_summed_over_switches"] = e.ctl_dark_ps;
@@ -891,7 +919,19 @@ std::vector<std::string> FaultManager::summary(const std::vector<FaultWindow>& w
     } else if (e.ceiling_GBps >= 0) {
       parts.push_back("ceiling busbw unchanged with its links down (another path has the capacity)");
     }
-    if (e.requests > 0)
+    if (e.timed && e.switches == 0)
+      parts.push_back("no circuit changed (the map was in force)");
+    else if (e.timed)
+      parts.push_back(plural(e.switches, "switch reconfiguration", "switch reconfigurations") +
+                      " (" + std::to_string(e.ctl_changed) + " ports' circuits changed), all lit " +
+                      us_text(e.ctl_wait_ps) + " after the request at " + us_text(e.first_ps) +
+                      " (the first: dark from " + us_text(e.ctl_first_dark_from_ps) + " to " +
+                      us_text(e.ctl_first_dark_until_ps) + ")");
+    else if (e.requests > 0 && e.switches == 0)
+      parts.push_back(plural(e.requests, "request", "requests") +
+                      ", no circuit changed (the map was in force each time): the job did not "
+                      "wait");
+    else if (e.requests > 0)
       parts.push_back(plural(e.requests, "request", "requests") + ", " +
                       plural(e.switches, "switch reconfiguration", "switch reconfigurations") +
                       " (" + std::to_string(e.ctl_changed) + " ports' circuits changed): the "

@@ -15,6 +15,7 @@
 // row's extra time, and explains a run the faults left unable to finish.
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -135,6 +136,7 @@ class FaultManager : public sc_core::sc_module,
     // switches that changed, the job's wait (request to the last switch lit), the dark
     // times and drains of the switches' reconfigurations.
     uint64_t requests = 0, switches = 0, ctl_changed = 0;
+    bool timed = false;  // ocs_circuit_map (a time), not ocs_phase_map (phase boundaries)
     uint64_t ctl_wait_ps = 0, ctl_dark_ps = 0, ctl_drain_ps = 0;
     uint64_t ctl_first_wait_ps = 0, ctl_first_dark_from_ps = 0, ctl_first_dark_until_ps = 0;
   };
@@ -195,6 +197,9 @@ class FaultManager : public sc_core::sc_module,
   Request req_;
   uint64_t ctl_requests_ = 0;
   void ctl_lit(int sub);
+  // ocs_circuit_map: requests the map now, or after the request in progress.
+  void timed_map(int event, const std::string& map);
+  std::deque<std::pair<int, std::string>> timed_queue_;
   std::vector<Bypass> bypass_;               // per FaultPlan::bypasses
   std::vector<int> bypass_of_sub_;           // per ev_ index: its bypass, or -1
   std::multimap<uint64_t, int> bypass_due_;  // time -> bypass to step

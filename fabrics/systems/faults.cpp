@@ -104,6 +104,14 @@ std::vector<cfg::TypeSpec> event_specs() {
        "workload phase boundaries\").",
        {param("phase", K::kString, "", "", "The phase whose start takes the map (A or B)."),
         param("map", K::kString, "", "", "A circuit map of faults.circuit_maps.")}},
+      {"ocs_circuit_map",
+       "At `at` every optical circuit switch of a named circuit map of faults.circuit_maps "
+       "takes its map there, as the OCS controller does at a phase boundary: each changed "
+       "circuit stops, drains, is dark for its switch's reconfiguration_time, then the new "
+       "map is lit and routes follow; switches whose map is in force are not touched. "
+       "Maps requested while the previous request is still reconfiguring wait for it "
+       "(docs/optical.md, \"Reconfiguration at workload phase boundaries\").",
+       {at_spec(), param("map", K::kString, "", "", "A circuit map of faults.circuit_maps.")}},
       {"cube_fail",
        "A cube of a tpu_pod slice fails (a chip or its host; fault event): the job stops at "
        "`at` (queued data is abandoned, what is on the wire drains and is discarded), the "
@@ -164,6 +172,12 @@ class Loader {
           cfg::fail(src_.file, events[size_t(a.event)], at,
                     "cube_fail with ocs_phase_map in one plan is not modelled",
                     "give cube_fail events alone");
+        if (a.kind == FaultAction::kCircuitMap)
+          cfg::fail(src_.file, events[size_t(a.event)], at,
+                    "ocs_circuit_map with ocs_phase_map in one plan is not modelled: the "
+                    "controller takes one request at a time, and a timed map could fall while "
+                    "a phase boundary's switches move",
+                    "change the maps at phase boundaries only (ocs_phase_map), or at times only");
         if (a.kind != FaultAction::kReconfigure) continue;
         const int d = plan.reconfigs[size_t(a.target)].device;
         for (const auto& [name, rs] : plan.circuit_maps)
@@ -312,6 +326,18 @@ class Loader {
       text = "ocs_reconfigure " + name + " at " + format_time_ps(at) + " (" +
              std::to_string(pairs.size() / 2) + " circuits, dark " +
              format_time_ps(o.reconfiguration_ps) + ")";
+    } else if (type == "ocs_circuit_map") {
+      const std::string& map = p.str("map");
+      if (!plan.circuit_maps.count(map)) {
+        std::vector<std::string> names;
+        for (const auto& kv : plan.circuit_maps) names.push_back(kv.first);
+        p.fail("map", "unknown circuit map '" + map + "'",
+               names.empty() ? std::string("declare it in faults.circuit_maps")
+                             : did_you_mean(map, names));
+      }
+      add(at, FaultAction::kCircuitMap, int(plan.timed_maps.size()));
+      plan.timed_maps.push_back(map);
+      text = "ocs_circuit_map " + map + " at " + format_time_ps(at);
     } else if (type == "cube_fail") {
       text = cube_fail(p, at, e, add);
     } else {  // ber_burst

@@ -184,6 +184,7 @@ class Loader {
     s_.ranks = std::move(b.ranks());
     s_.domain_size = b.domain_size();
     torus_ = b.torus();
+    torus_twisted_ = b.torus_twisted();
     s_.resolved["topology"] = std::move(b.resolved());
   }
 
@@ -195,7 +196,24 @@ class Loader {
     s_.workload.is_training = kind.training;
     s_.workload.is_traffic = kind.traffic;
     kind.parse(p, src_.simulation, s_);
-    s_.workload.torus = torus_;
+    // A twisted torus declares no torus to the workload: its rings per dimension are not
+    // rings of neighbours (a short dimension's wraparound moves along the long one), so the
+    // torus algorithms would not talk to neighbours only. Named, they are refused; auto
+    // leaves them out.
+    const bool names_algorithm =
+        std::any_of(kind.params.begin(), kind.params.end(),
+                    [](const ParamSpec& ps) { return ps.key == "algorithm"; });
+    if (torus_twisted_ && !kind.training && !kind.traffic && names_algorithm &&
+        !s_.workload.collective.empty() && s_.workload.algorithm != "auto" &&
+        coll::algo_info(s_.workload.collective, s_.workload.algorithm).torus)
+      p.fail("algorithm",
+             "'" + s_.workload.algorithm +
+                 "' runs rings per torus dimension, but the topology is a twisted torus: "
+                 "a short dimension's wraparound lands half way along the long one, so those "
+                 "rings are not rings of neighbours",
+             "use twisted: false for the torus algorithms, or a flat algorithm (ring, "
+             "direct, ...) on the twisted slice");
+    s_.workload.torus = torus_twisted_ ? std::vector<int>{} : torus_;
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = kind.name;
     if (!kind.training && !kind.traffic) s_.resolved["workload"]["algorithm"] = s_.workload.algorithm;
@@ -207,6 +225,7 @@ class Loader {
   SystemSpec s_;
   SpecSources src_;
   std::vector<int> torus_;  // the topology's torus (Builder::set_torus), for the workload
+  bool torus_twisted_ = false;
 };
 
 }  // namespace

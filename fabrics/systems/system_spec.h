@@ -41,11 +41,12 @@ const ParamBlock& simulation_params();
 // The `faults:` section (fabrics/systems/faults.cpp), as the timeline the fault manager
 // (fabrics/sim/faults.h) plays: primitive actions in time order.
 struct FaultAction {
-  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer, kReconfigure, kCubeFail };
+  enum Kind { kLinkDown, kLinkUp, kDeviceDown, kDeviceUp, kBer, kReconfigure, kCubeFail, kCircuitMap };
   uint64_t at_ps = 0;
   Kind kind = kLinkDown;
   int target = -1;  // graph link index (links, ber), device index (devices), or index in
-                    // FaultPlan::reconfigs (kReconfigure), in FaultPlan::bypasses (kCubeFail)
+                    // FaultPlan::reconfigs (kReconfigure), in FaultPlan::bypasses (kCubeFail),
+                    // in FaultPlan::timed_maps (kCircuitMap)
   double ber = 0;   // kBer: the link's bit error rate from now on
   int event = -1;   // index in FaultPlan::events
 };
@@ -85,6 +86,9 @@ struct FaultPlan {
     int event = -1;
   };
   std::map<std::string, PhaseMap> phase_maps;
+  // ocs_circuit_map: kCircuitMap actions' targets, the names of the circuit maps the whole
+  // system takes at a time (through the OCS controller, one request at a time).
+  std::vector<std::string> timed_maps;
   bool any() const { return !actions.empty() || !phase_maps.empty(); }
 };
 

@@ -66,6 +66,10 @@ class Builder {
   // The torus the ranks form, sizes per dimension, ranks numbered x fastest (tpu_pod).
   void set_torus(std::vector<int> dims) { torus_ = std::move(dims); }
   const std::vector<int>& torus() const { return torus_; }
+  // A twisted torus (tpu_pod `twisted: true`): the short dimensions' wraparounds are shifted,
+  // so a ring per dimension of torus() is not a ring of neighbours (torus algorithms refuse).
+  void set_torus_twisted(bool t) { torus_twisted_ = t; }
+  bool torus_twisted() const { return torus_twisted_; }
   // The topology as results.json echoes it (default: the generator's parameters).
   void set_resolved(nlohmann::json j) { resolved_ = std::move(j); }
 
@@ -95,6 +99,7 @@ class Builder {
   std::vector<int> ranks_;
   int domain_size_ = 0;
   std::vector<int> torus_;
+  bool torus_twisted_ = false;
   nlohmann::json resolved_;
   double budget_ = 0, per_device_ = 0, per_link_ = 0, spent_ = 0;
   void spend(double bytes);

@@ -10,13 +10,18 @@
 // (X kx) x (Y ky) x (Z kz) chips: in each switch, cube c's + face joins the - face of the
 // next cube of the slice along d (wrapping; a slice one cube long joins a cube to itself).
 // The other cubes' ports stay dark (spares). Each switch gets its circuit map as its
-// coordinates (optical_circuit_switch reads them as its map).
+// coordinates (optical_circuit_switch reads them as its map). With `twisted: true` (a slice
+// of q x q x 2q or q x 2q x 2q chips) a short dimension's wraparound also moves q chips
+// along each long dimension: the same switches and fibres, another map (docs/optical.md,
+// "Twisted tori"); the workload is then told of no torus.
 //
 // A chip is an endpoint (its DMA and reduction engine) linked by `local_links` links to
 // its router (a forwarding device: ports 0..5 = +x, -x, +y, -y, +z, -z, then the local
 // ones). Names: t<cube>_<x>_<y>_<z> (chip), r<cube>_<x>_<y>_<z> (router),
 // ocs_<dim>_<u>_<v> (switch). Ranks: the slice's chips, x fastest, then y, then z; a chip's
 // coordinates are its position in the slice's torus and the torus size [x, y, z, X, Y, Z].
+#include <algorithm>
+
 #include "fabrics/topologies/builder.h"
 
 namespace fabricsim::topo {
@@ -77,6 +82,36 @@ void build(const cfg::Params& p, Builder& b) {
   auto cube_at = [&](int x, int y, int z) { return x + S[0] * (y + S[1] * z); };
   const int T[3] = {S[0] * k[0], S[1] * k[1], S[2] * k[2]};  // the slice's torus
 
+  // A twisted torus (Camara et al., IEEE TPDS 2010; TPU v4, Jouppi et al., ISCA 2023): on a
+  // slice of q x q x 2q or q x 2q x 2q chips, every wraparound of a short dimension (q)
+  // lands q further on in each long dimension (2q). The shift is whole cubes, so it is only
+  // a different circuit map: the same fibres, the same number of circuits.
+  const bool twisted = p.boolean("twisted");
+  if (twisted) {
+    const int q = std::min({T[0], T[1], T[2]});
+    int shorts = 0, longs = 0;
+    for (int d = 0; d < 3; ++d) {
+      if (T[d] == q) ++shorts;
+      if (T[d] == 2 * q) ++longs;
+    }
+    if (shorts + longs != 3 || longs == 0)
+      p.fail("twisted",
+             "a twisted torus needs a slice of q x q x 2q or q x 2q x 2q chips (in any order); "
+             "this slice is " + std::to_string(T[0]) + "x" + std::to_string(T[1]) + "x" +
+                 std::to_string(T[2]),
+             "use slice: [1, 1, 2] or [1, 2, 2] cubes (e.g. 4x4x8, 4x8x8), or twisted: false");
+    for (int e = 0; e < 3; ++e)
+      if (T[e] == 2 * q && q % k[e] != 0)
+        p.fail("twisted",
+               "the twist shifts dimension " + std::string(1, kDim[e]) + " by " +
+                   std::to_string(q) + " chips, not a whole number of cubes of " +
+                   std::to_string(k[e]) + " (the circuit switches join whole cube faces)",
+               "use a slice whose short side is a multiple of the cube, or twisted: false");
+  }
+  auto twist_of = [&](int d, int e) {  // cubes the wraparound of d moves along e
+    return twisted && T[d] < T[e] ? T[d] / k[e] : 0;
+  };
+
   const int per_cube = k[0] * k[1] * k[2];
   std::vector<int> routers(size_t(cubes * per_cube)), chips(routers.size());
   auto idx = [&](int c, int x, int y, int z) { return c * per_cube + x + k[0] * (y + k[1] * z); };
@@ -123,6 +158,8 @@ void build(const cfg::Params& p, Builder& b) {
         std::vector<int> map(size_t(ocs.ports), -1);
         for (int c = 0; c < in_slice; ++c) {
           int n[3] = {cube_pos(c, 0), cube_pos(c, 1), cube_pos(c, 2)};
+          if (n[d] + 1 == S[d])  // the wraparound: twisted, it moves along the long dimensions
+            for (int e = 0; e < 3; ++e) n[e] = (n[e] + twist_of(d, e)) % S[e];
           n[d] = (n[d] + 1) % S[d];
           const int next = cube_at(n[0], n[1], n[2]);
           map[size_t(2 * c)] = 2 * next + 1;
@@ -150,6 +187,7 @@ void build(const cfg::Params& p, Builder& b) {
     if (rank_of[i] >= 0) ranks[size_t(rank_of[i])] = b.graph().devices[size_t(chips[i])].endpoint_id;
   b.set_ranks(ranks);
   b.set_torus({T[0], T[1], T[2]});
+  b.set_torus_twisted(twisted);
 }
 
 }  // namespace
@@ -172,6 +210,11 @@ TopologyKind tpu_pod_topology() {
             "The slice wired as a torus, in cubes along x, y, z (the first X*Y*Z cubes; the "
             "others are spares with dark ports).",
             1, 4096),
+      param("twisted", K::kBool, "false", "",
+            "Wire the slice as a twisted torus (TPU v4): on q x q x 2q or q x 2q x 2q chips "
+            "(q a multiple of the cube along the long dimensions), each wraparound of a short "
+            "dimension lands q chips further on in every long dimension. Only the circuit maps "
+            "differ. Rings per dimension are then 2q long; torus collectives refuse it."),
       param("chip_type", K::kString, "", "", "Endpoint type of a chip."),
       param("router_type", K::kString, "", "",
             "Forwarding type of a chip's router (ports 0..5: +x, -x, +y, -y, +z, -z; then the "

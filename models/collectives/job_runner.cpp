@@ -20,6 +20,7 @@ void JobRunner::start_next() {
 }
 
 void JobRunner::start(size_t index) {
+  ++launched_;
   const uint64_t start = sc_core::sc_time_stamp().value();
   engine_.start(std::move(jobs_[index]), [this, index, start]() {
     ++done_;

@@ -25,7 +25,10 @@ class JobRunner : public sc_core::sc_module {
   using Before = std::function<void(size_t index, std::function<void()> go)>;
   void set_before(Before before) { before_ = std::move(before); }
   bool finished() const { return done_ == jobs_.size(); }
-  size_t started() const { return next_; }
+  size_t started() const { return next_; }  // handed to the before hook (or started)
+  size_t launched() const { return launched_; }  // the hook said go: running or done
+  // Is a job waiting for its before hook's go (e.g. for circuits being reconfigured)?
+  bool waiting() const { return next_ > launched_; }
   size_t done() const { return done_; }
   size_t total() const { return jobs_.size(); }
 
@@ -38,7 +41,7 @@ class JobRunner : public sc_core::sc_module {
   std::vector<coll::Schedule> jobs_;
   Done on_done_;
   Before before_;
-  size_t next_ = 0, done_ = 0;
+  size_t next_ = 0, launched_ = 0, done_ = 0;
 };
 
 }  // namespace fabricsim

@@ -20,6 +20,10 @@
 //    is the dateline-free alternative to two virtual channels per ring: the crossbar
 //    frame has one egress queue and one input buffer per port (no per-VC queues), so
 //    datelines would need a VC-aware frame (docs/optical.md, "Routing on the torus").
+//    On a twisted torus (tpu_pod twisted: true) the same rule is a minimal dimension-order
+//    route (the frame's shortest paths see through the twisted circuits) and each
+//    dimension's links still form rings, of 2q: the argument holds unchanged
+//    (docs/optical.md, "Twisted tori").
 #include <algorithm>
 #include <memory>
 #include <string>

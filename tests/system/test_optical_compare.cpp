@@ -116,4 +116,68 @@ TEST(OpticalCompare, TpuCubeOnOcsAndOnAFatTreeCountedByHand) {
   EXPECT_EQ(row["energy"]["links_J"].get<double>(), 0.0);
 }
 
+
+// The phase plan's messages (configs/ocs_phases.yaml). With map `ring` at both phase
+// boundaries nothing ever changes (ring is in force from the start): the `# fault` lines say
+// so instead of a dark window from 0 to 0. A time limit that falls while the job waits for
+// its circuits (the first reconfiguration is dark from 75.554 to 85.554 us) says the job
+// was waiting, not running.
+TEST(OcsPlanMessages, NoChangeAndWaitingForCircuitsAreSaidAsSuch) {
+  RunResult same = run_fabricsim({"run", source("configs/ocs_phases.yaml"), "--set",
+                                  "faults.events[1].map=ring"});
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_NE(same.out.find("# fault 1: ocs_phase_map ring at every start of phase B, during job 1: "
+                          "4 requests, no circuit changed (the map was in force each time): the "
+                          "job did not wait"),
+            std::string::npos)
+      << same.out;
+  EXPECT_EQ(same.out.find("dark from 0.000 us to 0.000 us"), std::string::npos) << same.out;
+  RunResult limit = run_fabricsim({"run", source("configs/ocs_phases.yaml"), "--set",
+                                   "simulation.time_limit=80us"});
+  EXPECT_EQ(limit.exit_code, 2) << limit.err;
+  EXPECT_NE(limit.err.find("2 of 8 jobs finished; job 3 was waiting to start (for the circuits it "
+                           "needs)"),
+            std::string::npos)
+      << limit.err;
+  EXPECT_EQ(limit.err.find("was running"), std::string::npos) << limit.err;
+}
+
+// ocs_circuit_map: the whole-system map at a time. configs/ocs_reconfigure.yaml's change
+// (ocs0 to [0, 2, 1, 4] at 100 us, 100 us dark) given as a named map at 100 us instead of a
+// per-switch ocs_reconfigure: the same switch reconfiguration, so the same dark window to
+// the picosecond and the same sendrecv time; the map is lit 100 us + the drain after the
+// request. A second request for the same map at 150 us (while the first is dark) waits for
+// it and then changes nothing.
+TEST(OcsPlanMessages, TimedWholeSystemMapIsDarkForExactlyTheReconfigurationTime) {
+  const std::string d1 = fresh_dir("ocs_timed_ref"), d2 = fresh_dir("ocs_timed_map");
+  RunResult ref = run_fabricsim({"run", source("configs/ocs_reconfigure.yaml")}, d1);
+  ASSERT_EQ(ref.exit_code, 0) << ref.err;
+  RunResult map = run_fabricsim(
+      {"run", source("configs/ocs_reconfigure.yaml"), "--set",
+       "faults.circuit_maps={alt: {ocs0: [0, 2, 1, 4]}}", "--set",
+       "faults.events=[{type: ocs_circuit_map, at: 100us, map: alt}, "
+       "{type: ocs_circuit_map, at: 150us, map: alt}]"},
+      d2);
+  ASSERT_EQ(map.exit_code, 0) << map.err;
+  const json& r = ref.results["faults"]["events"][0];
+  const json& m = map.results["faults"]["events"][0];
+  EXPECT_EQ(m["switch_reconfigurations"].get<uint64_t>(), 1u);
+  EXPECT_EQ(m["changed_ports"].get<uint64_t>(), r["changed_ports"].get<uint64_t>());
+  EXPECT_EQ(m["requested_ps"].get<uint64_t>(), 100'000'000u);
+  EXPECT_EQ(m["first_dark_from_ps"].get<uint64_t>(), r["dark_from_ps"].get<uint64_t>());
+  EXPECT_EQ(m["first_dark_until_ps"].get<uint64_t>(), r["dark_until_ps"].get<uint64_t>());
+  EXPECT_EQ(m["first_dark_until_ps"].get<uint64_t>() - m["first_dark_from_ps"].get<uint64_t>(),
+            100'000'000u);
+  EXPECT_EQ(m["all_lit_after_ps"].get<uint64_t>(), r["dark_until_ps"].get<uint64_t>() - 100'000'000u);
+  EXPECT_EQ(map.results["rows"][0]["time_us"], ref.results["rows"][0]["time_us"]);
+  const json& m2 = map.results["faults"]["events"][1];
+  EXPECT_EQ(m2["requests"].get<uint64_t>(), 1u);
+  EXPECT_EQ(m2["switch_reconfigurations"].get<uint64_t>(), 0u);
+  EXPECT_EQ(m2["requested_ps"].get<uint64_t>(), r["dark_until_ps"].get<uint64_t>());  // waited
+  EXPECT_NE(map.out.find("# fault 0: ocs_circuit_map alt at 100us"), std::string::npos) << map.out;
+  EXPECT_NE(map.out.find("# fault 1: ocs_circuit_map alt at 150us"), std::string::npos) << map.out;
+  EXPECT_NE(map.out.find("no circuit changed (the map was in force)"), std::string::npos) << map.out;
+  EXPECT_EQ(map.results["checks"]["payload_bytes_sent"], map.results["checks"]["payload_bytes_delivered"]);
+}
+
 }  // namespace

@@ -149,6 +149,58 @@ TEST(TpuPod, Errors) {
       << error_of(small_pod("", "[1, 1, 1]", "5"));
 }
 
+// Twisted 4x4x8 (configs/tpu_v4_slice.yaml, 2 cubes of 4x4x4, twisted: true): the wraparounds
+// of the short dimensions x and y land 4 chips further on in z (the other cube); z wraps as
+// in the regular torus. Only the circuit maps differ: the same 96 circuits per cube pair,
+// the same fibres.
+int lit_circuits(const SystemSpec& s) {
+  int n = 0;
+  for (const topo::Device& d : s.graph.devices)
+    for (size_t p = 0; p < d.circuit.size(); ++p) n += d.circuit[p] > int(p);
+  return n;
+}
+
+TEST(TpuPod, TwistedSliceShiftsTheShortWraparoundsByHalfTheLongDimension) {
+  const std::string cfg = source("configs/tpu_v4_slice.yaml");
+  const SystemSpec reg = load_system(cfg, {}, std::nullopt);
+  const SystemSpec tw =
+      load_system(cfg, {"topology.twisted=true", "workload.algorithm=ring"}, std::nullopt);
+  // Regular: x and y wrap inside the cube's own z half.
+  EXPECT_EQ(peer(reg, "r0_3_1_2", 0), P("r0_0_1_2", 1));
+  EXPECT_EQ(peer(reg, "r1_2_3_0", 2), P("r1_2_0_0", 3));
+  // Twisted: chip (3, 1, 2) -> (0, 1, 6), (2, 3, 4) -> (2, 0, 0): + by 4 in z.
+  EXPECT_EQ(peer(tw, "r0_3_1_2", 0), P("r1_0_1_2", 1));   // +x wraps into cube 1
+  EXPECT_EQ(peer(tw, "r1_0_1_2", 1), P("r0_3_1_2", 0));   // and back
+  EXPECT_EQ(peer(tw, "r1_3_1_2", 0), P("r0_0_1_2", 1));   // (3,1,6) -> (0,1,2)
+  EXPECT_EQ(peer(tw, "r1_2_3_0", 2), P("r0_2_0_0", 3));   // +y wraps into cube 0
+  EXPECT_EQ(peer(tw, "r0_2_3_0", 2), P("r1_2_0_0", 3));
+  EXPECT_EQ(peer(tw, "r1_1_1_3", 4), P("r0_1_1_0", 5));   // z: untwisted, as regular
+  EXPECT_EQ(peer(reg, "r1_1_1_3", 4), P("r0_1_1_0", 5));
+  EXPECT_EQ(peer(tw, "r0_1_1_1", 0), P("r0_2_1_1", 1));   // inside a cube: electrical
+  // The same circuits in number, on the same switches and fibres.
+  EXPECT_EQ(lit_circuits(reg), 3 * 16 * 2);
+  EXPECT_EQ(lit_circuits(tw), lit_circuits(reg));
+  EXPECT_EQ(tw.graph.devices.size(), reg.graph.devices.size());
+  EXPECT_EQ(tw.graph.links.size(), reg.graph.links.size());
+  // The workload sees no torus (its per-dimension rings are not rings of neighbours).
+  EXPECT_TRUE(tw.workload.torus.empty());
+  EXPECT_EQ(reg.workload.torus, (std::vector<int>{4, 4, 8}));
+}
+
+// A q x 2q x 2q slice (2x4x4 chips of 2x2x2 cubes, slice [1, 2, 2]): x wraps by (+2, +2) in
+// (y, z), a diagonal move into the cube one along y and z.
+TEST(TpuPod, TwistedQ2Q2QSliceShiftsXAlongBothLongDimensions) {
+  const SystemSpec s = load_text(small_pod("", "[1, 2, 2], twisted: true", "4"));
+  EXPECT_EQ(peer(s, "r0_1_0_1", 0), P("r3_0_0_1", 1));  // cube (y 0, z 0) -> (y 1, z 1)
+  EXPECT_EQ(peer(s, "r1_1_1_0", 0), P("r2_0_1_0", 1));  // cube (y 1, z 0) -> (y 0, z 1)
+  EXPECT_EQ(peer(s, "r1_0_1_0", 2), P("r0_0_0_0", 3));  // y (long): untwisted
+  EXPECT_EQ(peer(s, "r2_0_0_1", 4), P("r0_0_0_0", 5));  // z (long): untwisted
+  EXPECT_NE(error_of(small_pod("", "[1, 1, 3], twisted: true", "4"))
+                .find("topology.twisted: a twisted torus needs a slice of q x q x 2q or q x 2q x 2q "
+                      "chips (in any order); this slice is 2x2x6"),
+            std::string::npos);
+}
+
 TEST(Ocs, CircuitMapRefusesAPortNamedTwice) {
   std::vector<int> map;
   EXPECT_EQ(circuit_map({0, 1, 2, 3}, 4, map), -1);
