@@ -9,10 +9,11 @@ and auto's excess over it (auto / best - 1); rows above the tolerance are marked
 Usage:
 
     scripts/auto_check.py [--bin build/fabricsim] [--only NAME[,NAME]] [--tol 0.03]
-                          [-j N] [--out DIR]
+                          [-j N] [--detail] [--sizes MIN,MAX,FACTOR]
 
 Exits 1 when a row is slower than the best candidate by more than --tol. The CPU (user)
-seconds of all runs are printed at the end.
+seconds of all runs are printed at the end. --detail adds, per size, every candidate's
+simulated time (fastest first); --sizes replaces the cases' sizes (e.g. 1MiB,16MiB,16).
 """
 import argparse
 import concurrent.futures
@@ -77,6 +78,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--tol", type=float, default=0.03)
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--detail", action="store_true")
+    ap.add_argument("--sizes", default="")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
     only = set(filter(None, args.only.split(",")))
@@ -85,9 +88,12 @@ def main():
     print(f"| case | size | auto's pick | auto (us) | fastest explicit | its time (us) "
           f"| auto / fastest - 1 |")
     print("|---|---|---|---|---|---|---|")
+    details = []
     for name, config, extra, (lo, hi, factor), _what in CASES:
         if only and name not in only:
             continue
+        if args.sizes:
+            lo, hi, factor = args.sizes.split(",")
         base = extra + [f"workload.min_bytes={lo}", f"workload.max_bytes={hi}",
                         f"workload.step_factor={factor}"]
         named = any(x.startswith("workload.algorithm=") for x in extra)
@@ -111,6 +117,13 @@ def main():
             flag = " SLOWER" if excess > args.tol else ""
             print(f"| {name} | {size} | {row['algorithm']} | {row['time_us']:.2f} | {best} "
                   f"| {explicit[best][size]:.2f} | {100 * excess:+.1f}%{flag} |", flush=True)
+            ranked = sorted(labels, key=lambda l: explicit[l][size])
+            details.append(f"{name} {size}: " +
+                           ", ".join(f"{l} {explicit[l][size]:.2f}" for l in ranked))
+    if args.detail:
+        print("\nevery candidate, fastest first (us):")
+        for d in details:
+            print(d)
     print(f"\nworst excess {100 * worst:+.1f}% (tolerance {100 * args.tol:.0f}%); "
           f"CPU (user) {cpu_total:.0f} s")
     return 1 if worst > args.tol else 0

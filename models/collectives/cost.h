@@ -132,7 +132,16 @@ struct AlgoCost {
   double base_s = 0;
   double stream_steps = 0;     // sends of the busiest stream in the reference schedule
   double sent_per_byte = 0;    // bytes the busiest rank sends per byte of S
-  double piece_sync_s = 0;     // per piece of a stream: its dependent step's latency
+  double piece_sync_s = 0;     // per piece of a stream: its dependent step's latency (the
+                               // mean over the longest chain's non-proxy hops)
+  // The pipeline's fill: the longest dependent chain has chain_steps sends; beyond the
+  // busiest stream's own steps each forwards a whole piece (its pass at channel_Bps and its
+  // dependent step) before the next hop can start. A tree over D ranks on one chain has
+  // 2 D such steps per piece and one send per stream: without this term it cost a small
+  // packet's trip per hop (NVL576, 1 MiB: 732 us predicted, 4,918 simulated).
+  double chain_steps = 0;
+  double stream_msg_per_byte = 0;  // a stream's largest message per byte of S, reference
+  int ref_channels = 1;            // the reference schedule's channels
   double channel_Bps = 0;      // per channel, protocol bytes/s (0: unlimited)
   double line_factor = 1;      // protocol bytes per data byte
   int ranks_costed = 0;        // rank programs built and costed (rank classes: < ranks)

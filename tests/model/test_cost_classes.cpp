@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -152,6 +153,41 @@ void report_auto(const std::string& config) {
 }
 
 TEST(CostClasses, DISABLED_ReportNvl576) { report_auto("nvl576_two_tier.yaml"); }
+
+// Every candidate's predicted time at given sizes, for checking picks against simulations
+// (scripts/auto_check.py): FABRICSIM_REPORT_CONFIG (a config path), FABRICSIM_REPORT_SETS
+// (--set arguments separated by ';'), FABRICSIM_REPORT_SIZES (bytes, separated by ',').
+TEST(CostClasses, DISABLED_ReportCandidates) {
+  const char* config = std::getenv("FABRICSIM_REPORT_CONFIG");
+  if (!config) GTEST_SKIP() << "FABRICSIM_REPORT_CONFIG is not set";
+  const auto split = [](const char* v, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char* c = v ? v : ""; *c; ++c)
+      if (*c == sep) {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += *c;
+      }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+  };
+  std::vector<std::string> sets = split(std::getenv("FABRICSIM_REPORT_SETS"), ';');
+  sets.push_back("workload.algorithm=auto");
+  const SystemSpec spec = load_system(config, sets, std::nullopt);
+  const coll::FabricCosts f = fabric_costs(spec);
+  const AutoChooser a = make_auto_chooser(spec, f);
+  for (const std::string& sz : split(std::getenv("FABRICSIM_REPORT_SIZES"), ',')) {
+    const double bytes = std::stod(sz);
+    const size_t c = a.pick(bytes);
+    std::printf("%.0f B: pick %s\n", bytes, a.label(c).c_str());
+    for (size_t i : a.ranked(bytes))
+      std::printf("  %-28s %12.3f us  (latency %10.3f us, %8.3f GB/s)\n", a.label(i).c_str(),
+                  a.time_s(i, bytes) * 1e6, a.costs[i].latency_s * 1e6,
+                  1e-9 / a.costs[i].s_per_byte);
+  }
+}
 TEST(CostClasses, DISABLED_ReportRail16k) { report_auto("rail_16k_h100_flow.yaml"); }
 
 }  // namespace
