@@ -347,6 +347,8 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
       if (p == coll::Protocol::kSimple) {
         pc.trips = 3;
         pc.sync_s = sec(gpu.fence_latency_ps + gpu.flag_latency_ps);
+        pc.send_trips = 2;  // a send holds its stream until its data and the ack have crossed
+        pc.send_s = sec(gpu.fence_latency_ps);  // and its fence has retired
         // Through the proxy (engine.h): the local fence, post, poll, flush, the tail's poll.
         pc.proxy_sync_s = sec(gpu.fence_latency_ps + gpu.proxy_post_latency_ps +
                               gpu.proxy_poll_latency_ps + gpu.proxy_flush_latency_ps +

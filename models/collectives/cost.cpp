@@ -394,6 +394,7 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     }
   }
   cost.s_per_byte = worst / ref_bytes;
+  double send_busy = 0;  // the longest a non-proxy send holds its stream (ProtocolCosts)
   if (f.protocol_model) {
     cost.base_s = f.base_s;
     cost.s_per_byte *= pc.wire_factor;
@@ -442,8 +443,10 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     for (int r = 0; r < reps; ++r)
       for (const Op& op : prog(r))
         if (op.kind == OpKind::kSend && op.stream >= 0) {
-          double& sync = f.path(r, op.peer).proxy ? cost.proxy_sync_s : cost.piece_sync_s;
+          const PathCost c = f.path(r, op.peer);
+          double& sync = c.proxy ? cost.proxy_sync_s : cost.piece_sync_s;
           sync = std::max(sync, alpha(r, op.peer));
+          if (!c.proxy) send_busy = std::max(send_busy, pc.send_trips * c.trip_s + pc.send_s);
         }
     cost.channel_Bps = pc.channel_Bps;
     cost.line_factor = pc.line_factor;
@@ -463,10 +466,13 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     // The steps of the longest chain are its hops, not the slowest hop of the schedule:
     // where the hops differ (leaf and spine hops of a two-tier fabric) a step costs their
     // mean along that chain. Equal hops keep the slowest (the same value up to rounding).
+    // A stream's step is also at least as long as its slowest send holds it (a spine hop's
+    // data and ack and the fence, under Simple): that rank's stream then sets the pace.
     const uint32_t local = hops.hops - hops.proxy_hops;
     if (local > 0) {
       const double mean = hops.local_alpha_s / local;
-      if (mean < cost.piece_sync_s * (1 - 1e-9)) cost.piece_sync_s = mean;
+      if (mean < cost.piece_sync_s * (1 - 1e-9))
+        cost.piece_sync_s = std::max(mean, std::min(send_busy, cost.piece_sync_s));
     }
   }
   return cost;

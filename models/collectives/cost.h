@@ -79,6 +79,13 @@ struct ProtocolCosts {
   // the tail; LL/LL128: the post and the reader's poll of the lines. The step's own
   // serialisation on the NIC is added per size (AlgoCost::time_s).
   double proxy_sync_s = 0;
+  // How long a send holds its stream (engine.h: the thread block moves on when the send
+  // completes): send_trips small-packet trips plus send_s. Simple: the data and the ack,
+  // then the fence (2, fence_latency); LL/LL128: its pass only (0, 0). Where a rank's
+  // outgoing hop is much slower than its incoming one (a spine hop after leaf hops) the
+  // stream's next step waits for this rather than for its receive.
+  double send_trips = 0;
+  double send_s = 0;
 };
 
 // One rank's in-switch (NVLS) path: its links into NVLS switches and what they cost.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -153,6 +154,35 @@ void report_auto(const std::string& config) {
 }
 
 TEST(CostClasses, DISABLED_ReportNvl576) { report_auto("nvl576_two_tier.yaml"); }
+
+// The per-step terms on a 576-rank chain (configs/nvl576_two_tier.yaml, 64 KiB, per
+// packet) against the engine's times for the same runs (docs/collectives.md, "auto on
+// NVL576"; each reproduced by `build/fabricsim run configs/nvl576_two_tier.yaml --set
+// workload.algorithm=A --set workload.protocol=P --set workload.min_bytes=64KiB --set
+// workload.max_bytes=64KiB --set simulation.fidelity=packet`): tree/ll 986.53 us (one
+// chain of 575 hops each way, every hop forwarding a whole piece: the pipeline's fill),
+// ring/ll 738.74 us (1,150 steps of mostly leaf hops: their mean, not the spine hop's) and
+// ring/simple 4,626.27 us (the rank whose next hop crosses the spines holds its stream for
+// that hop's data, ack and fence on every step). Before these terms the model said 723,
+// 1,634 and 6,230 us and picked tree/ll at every size up to 64 MiB. 3%: the engine's
+// queueing and the first step's launch are not in the model.
+TEST(CostClasses, Nvl576ChainTermsMatchTheEngine) {
+  const SystemSpec spec =
+      load_system(std::string(FABRICSIM_SOURCE_DIR) + "/configs/nvl576_two_tier.yaml",
+                  {"workload.algorithm=auto", "simulation.fidelity=packet"}, std::nullopt);
+  const AutoChooser a = make_auto_chooser(spec, fabric_costs(spec));
+  const double bytes = 64.0 * 1024;
+  const std::vector<std::pair<std::string, double>> simulated = {
+      {"tree/ll", 986.53}, {"ring/ll", 738.74}, {"ring/simple", 4626.27}};
+  for (const auto& [label, us] : simulated) {
+    size_t i = a.names.size();
+    for (size_t k = 0; k < a.names.size(); ++k)
+      if (a.label(k) == label) i = k;
+    ASSERT_LT(i, a.names.size()) << label;
+    EXPECT_NEAR(a.time_s(i, bytes) * 1e6, us, 0.03 * us) << label;
+  }
+  EXPECT_EQ(a.label(a.pick(bytes)), "ring/ll");
+}
 
 // Every candidate's predicted time at given sizes, for checking picks against simulations
 // (scripts/auto_check.py): FABRICSIM_REPORT_CONFIG (a config path), FABRICSIM_REPORT_SETS
