@@ -35,16 +35,25 @@ CASES = [
      ("1MiB", "16MiB", 16), "2 x DGX H100, NDR rails, every algorithm"),
     ("16x_ib", "configs/16x_dgx_h100_ib.yaml", [], ("64KiB", "16MiB", 4),
      "16 x DGX H100, NDR rails (as shipped)"),
-    # The 32-node rail cluster cut to 2 nodes (16 ranks) for runtime: the same GPUs, NICs,
-    # rails and spines (8 uplinks per rail). Its InfiniBand variant is 2x_ib's network.
+    # The 32-node rail cluster cut to 2 nodes (16 ranks, one rail switch per rail, no
+    # spines) for runtime: the same GPUs, NICs and rails on Ethernet.
     ("2x_rail_uec", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=2", "topology.uplinks_per_rail=8", "workload.type=collective_sweep",
+     ["topology.nodes=2", "topology.spines=0", "topology.uplinks_per_rail=0",
+      "topology.scale_out=uec", "workload.type=collective_sweep",
       "workload.collective=all_reduce"], ("1MiB", "16MiB", 16),
      "2 x DGX H100, 400G Ultra Ethernet rails"),
     ("2x_rail_roce", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=2", "topology.uplinks_per_rail=8", "topology.scale_out=roce",
-      "workload.type=collective_sweep", "workload.collective=all_reduce"],
-     ("1MiB", "16MiB", 16), "2 x DGX H100, 400G RoCEv2 rails"),
+     ["topology.nodes=2", "topology.spines=0", "topology.uplinks_per_rail=0",
+      "topology.scale_out=roce", "workload.type=collective_sweep",
+      "workload.collective=all_reduce"], ("1MiB", "16MiB", 16),
+     "2 x DGX H100, 400G RoCEv2 rails"),
+    # The single-node control: the collectives issue's acceptance-1 command.
+    ("dgx_nvls_off", "configs/dgx_h100.yaml", ["device_types.nvswitch3.nvls=false"],
+     ("1MiB", "16MiB", 16), "DGX H100, NVLS off"),
+    # One NVLink domain of 576 GPUs behind two switch tiers, per packet at 64 KiB (the
+    # ring/simple candidate is ~50 CPU s and 3 GB; not in the default set).
+    ("nvl576", "configs/nvl576_two_tier.yaml", ["simulation.fidelity=packet"],
+     ("64KiB", "64KiB", 4), "NVL576 two-tier, per packet"),
 ]
 
 
@@ -82,7 +91,7 @@ def main():
     ap.add_argument("--sizes", default="")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    only = set(filter(None, args.only.split(",")))
+    only = set(filter(None, args.only.split(","))) or {c[0] for c in CASES if c[0] != "nvl576"}
     cpu_total = 0.0
     worst = 0.0
     print(f"| case | size | auto's pick | auto (us) | fastest explicit | its time (us) "
@@ -90,7 +99,7 @@ def main():
     print("|---|---|---|---|---|---|---|")
     details = []
     for name, config, extra, (lo, hi, factor), _what in CASES:
-        if only and name not in only:
+        if name not in only:
             continue
         if args.sizes:
             lo, hi, factor = args.sizes.split(",")

@@ -24,7 +24,9 @@ double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
   const double link = store_forward ? std::max(latency_s, bytes * s_per_byte)
                                     : latency_s + bytes * s_per_byte;
   if (stream_steps <= 0) return base_s + link;
-  const double per_channel = sent_per_byte * bytes / std::max(channels, 1);
+  const double per_channel =
+      stream_per_byte > 0 ? stream_per_byte * bytes * ref_channels / std::max(channels, 1)
+                          : sent_per_byte * bytes / std::max(channels, 1);
   const double per_step = per_channel / stream_steps;
   const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(per_step / piece_bytes)) : 1.0;
   double pass = stream_steps * pieces * piece_sync_step_s(per_step / pieces, channels);
@@ -437,6 +439,20 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
           cost.stream_msg_per_byte = std::max(
               cost.stream_msg_per_byte, static_cast<double>(op.count) * elem_bytes / ref_bytes);
     cost.ref_channels = p.channels;
+    // Streams per channel: the busiest stream's bytes where a rank runs more streams than
+    // the reference has channels.
+    std::map<std::pair<int, int32_t>, double> stream_bytes;
+    std::map<int, int> streams_of_rank;
+    for (int r = 0; r < reps; ++r)
+      for (const Op& op : prog(r))
+        if (op.kind == OpKind::kSend && op.stream >= 0)
+          stream_bytes[{r, op.stream}] += static_cast<double>(op.count) * elem_bytes;
+    for (const auto& [key, b] : stream_bytes) ++streams_of_rank[key.first];
+    int most_streams = 0;
+    for (const auto& [r, k] : streams_of_rank) most_streams = std::max(most_streams, k);
+    if (most_streams > std::max(p.channels, 1))
+      for (const auto& [key, b] : stream_bytes)
+        cost.stream_per_byte = std::max(cost.stream_per_byte, b / ref_bytes);
     // The reference's channels share the rank's bytes: one channel's share times them.
     cost.sent_per_byte = most_sent / ref_bytes;
     cost.piece_sync_s = 0;

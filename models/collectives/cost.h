@@ -148,6 +148,11 @@ struct AlgoCost {
   // packet's trip per hop (NVL576, 1 MiB: 732 us predicted, 4,918 simulated).
   double chain_steps = 0;
   double stream_msg_per_byte = 0;  // a stream's largest message per byte of S, reference
+  // Schedules with several streams per channel (the tree: up and down of two trees, each
+  // its own thread block in the engine): the pass term is the busiest stream's, its bytes
+  // per byte of S in the reference; 0: one stream per channel (the ring), whose pass is
+  // the channel's share of the rank's bytes.
+  double stream_per_byte = 0;
   int ref_channels = 1;            // the reference schedule's channels
   double channel_Bps = 0;      // per channel, protocol bytes/s (0: unlimited)
   double line_factor = 1;      // protocol bytes per data byte
