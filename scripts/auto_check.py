@@ -9,10 +9,11 @@ and auto's excess over it (auto / best - 1); rows above the tolerance are marked
 Usage:
 
     scripts/auto_check.py [--bin build/fabricsim] [--only NAME[,NAME]] [--tol 0.03]
-                          [-j N] [--out DIR]
+                          [-j N] [--detail] [--sizes MIN,MAX,FACTOR]
 
 Exits 1 when a row is slower than the best candidate by more than --tol. The CPU (user)
-seconds of all runs are printed at the end.
+seconds of all runs are printed at the end. --detail adds, per size, every candidate's
+simulated time (fastest first); --sizes replaces the cases' sizes (e.g. 1MiB,16MiB,16).
 """
 import argparse
 import concurrent.futures
@@ -34,16 +35,25 @@ CASES = [
      ("1MiB", "16MiB", 16), "2 x DGX H100, NDR rails, every algorithm"),
     ("16x_ib", "configs/16x_dgx_h100_ib.yaml", [], ("64KiB", "16MiB", 4),
      "16 x DGX H100, NDR rails (as shipped)"),
-    # The 32-node rail cluster cut to 2 nodes (16 ranks) for runtime: the same GPUs, NICs,
-    # rails and spines (8 uplinks per rail). Its InfiniBand variant is 2x_ib's network.
+    # The 32-node rail cluster cut to 2 nodes (16 ranks, one rail switch per rail, no
+    # spines) for runtime: the same GPUs, NICs and rails on Ethernet.
     ("2x_rail_uec", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=2", "topology.uplinks_per_rail=8", "workload.type=collective_sweep",
+     ["topology.nodes=2", "topology.spines=0", "topology.uplinks_per_rail=0",
+      "topology.scale_out=uec", "workload.type=collective_sweep",
       "workload.collective=all_reduce"], ("1MiB", "16MiB", 16),
      "2 x DGX H100, 400G Ultra Ethernet rails"),
     ("2x_rail_roce", "configs/32x_dgx_h100_rail.yaml",
-     ["topology.nodes=2", "topology.uplinks_per_rail=8", "topology.scale_out=roce",
-      "workload.type=collective_sweep", "workload.collective=all_reduce"],
-     ("1MiB", "16MiB", 16), "2 x DGX H100, 400G RoCEv2 rails"),
+     ["topology.nodes=2", "topology.spines=0", "topology.uplinks_per_rail=0",
+      "topology.scale_out=roce", "workload.type=collective_sweep",
+      "workload.collective=all_reduce"], ("1MiB", "16MiB", 16),
+     "2 x DGX H100, 400G RoCEv2 rails"),
+    # The single-node control: the collectives issue's acceptance-1 command.
+    ("dgx_nvls_off", "configs/dgx_h100.yaml", ["device_types.nvswitch3.nvls=false"],
+     ("1MiB", "16MiB", 16), "DGX H100, NVLS off"),
+    # One NVLink domain of 576 GPUs behind two switch tiers, per packet at 64 KiB (the
+    # ring/simple candidate is ~50 CPU s and 3 GB; not in the default set).
+    ("nvl576", "configs/nvl576_two_tier.yaml", ["simulation.fidelity=packet"],
+     ("64KiB", "64KiB", 4), "NVL576 two-tier, per packet"),
 ]
 
 
@@ -77,17 +87,22 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--tol", type=float, default=0.03)
     ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--detail", action="store_true")
+    ap.add_argument("--sizes", default="")
     args = ap.parse_args()
     os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    only = set(filter(None, args.only.split(",")))
+    only = set(filter(None, args.only.split(","))) or {c[0] for c in CASES if c[0] != "nvl576"}
     cpu_total = 0.0
     worst = 0.0
     print(f"| case | size | auto's pick | auto (us) | fastest explicit | its time (us) "
           f"| auto / fastest - 1 |")
     print("|---|---|---|---|---|---|---|")
+    details = []
     for name, config, extra, (lo, hi, factor), _what in CASES:
-        if only and name not in only:
+        if name not in only:
             continue
+        if args.sizes:
+            lo, hi, factor = args.sizes.split(",")
         base = extra + [f"workload.min_bytes={lo}", f"workload.max_bytes={hi}",
                         f"workload.step_factor={factor}"]
         named = any(x.startswith("workload.algorithm=") for x in extra)
@@ -111,6 +126,13 @@ def main():
             flag = " SLOWER" if excess > args.tol else ""
             print(f"| {name} | {size} | {row['algorithm']} | {row['time_us']:.2f} | {best} "
                   f"| {explicit[best][size]:.2f} | {100 * excess:+.1f}%{flag} |", flush=True)
+            ranked = sorted(labels, key=lambda l: explicit[l][size])
+            details.append(f"{name} {size}: " +
+                           ", ".join(f"{l} {explicit[l][size]:.2f}" for l in ranked))
+    if args.detail:
+        print("\nevery candidate, fastest first (us):")
+        for d in details:
+            print(d)
     print(f"\nworst excess {100 * worst:+.1f}% (tolerance {100 * args.tol:.0f}%); "
           f"CPU (user) {cpu_total:.0f} s")
     return 1 if worst > args.tol else 0

@@ -10,6 +10,7 @@
 
 #include "fabrics/topologies/graph.h"
 #include "models/collectives/algorithms.h"
+#include "models/collectives/algorithms/common.h"
 #include "models/core/errors.h"
 #include "models/core/packet.h"
 #include "models/endpoint/endpoint_params.h"
@@ -317,6 +318,8 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
       if (p == coll::Protocol::kSimple) {
         pc.trips = 3;
         pc.sync_s = sec(gpu.fence_latency_ps + gpu.flag_latency_ps);
+        pc.send_trips = 2;  // a send holds its stream until its data and the ack have crossed
+        pc.send_s = sec(gpu.fence_latency_ps);  // and its fence has retired
         // Through the proxy (engine.h): the local fence, post, poll, flush, the tail's poll.
         pc.proxy_sync_s = sec(gpu.fence_latency_ps + gpu.proxy_post_latency_ps +
                               gpu.proxy_poll_latency_ps + gpu.proxy_flush_latency_ps +
@@ -340,7 +343,15 @@ double AutoChooser::time_s(size_t i, double bytes) const {
   if (!protocol_model) return costs[i].time_s(bytes);
   const uint64_t count = uint64_t(bytes) / elem_bytes;
   const coll::CollParams cp = workload.coll_params(ranks, count, names[i], protos[i]);
-  return costs[i].time_s(bytes, cp.channels, double(cp.chunk_bytes));
+  uint64_t piece = cp.chunk_bytes;
+  if (cp.tree_nccl_chunks) {  // the tree generator's piece (a tree's half of a channel)
+    const int L = domain_size > 0 && domain_size < ranks && ranks % domain_size == 0
+                      ? domain_size : ranks;
+    const int depth = (L - 1) + coll::detail::ceil_log2(ranks / L);
+    piece = coll::nccl_tree_chunk_bytes(
+        piece, uint64_t(bytes) / uint64_t(2 * std::max(cp.channels, 1)), depth);
+  }
+  return costs[i].time_s(bytes, cp.channels, double(piece));
 }
 
 size_t AutoChooser::pick(double bytes) const {
@@ -404,6 +415,7 @@ AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f
   a.protocol_model = w.protocol_model();
   a.workload = w;
   a.ranks = int(spec.ranks.size());
+  a.domain_size = spec.domain_size;
   a.elem_bytes = w.elem_bytes;
   // Algorithms: the named one, or (auto) NCCL's for the collective, the in-switch ones
   // where the system runs them (the same checks as naming them: auto_in_switch).

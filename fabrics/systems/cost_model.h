@@ -45,6 +45,7 @@ struct AutoChooser {
   bool protocol_model = false;
   WorkloadSpec workload;    // channels and pieces per size
   int ranks = 0;
+  int domain_size = 0;      // ranks per node (the tree's depth for its Simple piece)
   uint32_t elem_bytes = 1;
   double time_s(size_t i, double bytes) const;  // candidate i's predicted time
   // Index of the cheapest candidate for `bytes` (first one on ties).

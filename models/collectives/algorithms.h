@@ -229,6 +229,7 @@ struct CollParams {
   // D and piece > 32 KiB, so that a stream has enough pieces to fill its 2 D hops. Set by
   // the protocol model for Simple (WorkloadSpec::coll_params); the other generators ignore it.
   bool tree_nccl_chunks = false;
+  // (nccl_tree_chunk_bytes below is that rule.)
   // torus algorithms: the torus the ranks form, sizes per dimension (x first), ranks
   // numbered x fastest; empty (or a product other than ranks): one ring of all ranks.
   std::vector<int> torus = {};
@@ -449,6 +450,11 @@ uint64_t buffer_elems(Collective c, int ranks, uint64_t count);
 // sendrecv 1. Depends on the collective only. Throws InternalError for n < 1.
 double busbw_factor(Collective c, int n);
 double busbw_factor(const AlgoInfo& a, int n);
+
+// NCCL's Tree/Simple piece (CollParams::tree_nccl_chunks): `bytes` halved while a stream
+// of `stream_bytes` has fewer than 8 D, 4 D, D pieces and the piece is above 128, 64,
+// 32 KiB (D: the tree's depth).
+uint64_t nccl_tree_chunk_bytes(uint64_t bytes, uint64_t stream_bytes, int depth);
 
 // Alpha-beta (Hockney) completion time of `a` on n ranks for S = `bytes` of per-rank data
 // (CollParams::count * elem_bytes), with alpha the latency per dependent step and beta the

@@ -24,11 +24,22 @@ double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
   const double link = store_forward ? std::max(latency_s, bytes * s_per_byte)
                                     : latency_s + bytes * s_per_byte;
   if (stream_steps <= 0) return base_s + link;
-  const double per_channel = sent_per_byte * bytes / std::max(channels, 1);
+  const double per_channel =
+      stream_per_byte > 0 ? stream_per_byte * bytes * ref_channels / std::max(channels, 1)
+                          : sent_per_byte * bytes / std::max(channels, 1);
   const double per_step = per_channel / stream_steps;
   const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(per_step / piece_bytes)) : 1.0;
   double pass = stream_steps * pieces * piece_sync_step_s(per_step / pieces, channels);
   if (channel_Bps > 0) pass += per_channel * line_factor / channel_Bps;
+  if (chain_steps > stream_steps) {
+    // The pipeline's fill: every further step of the longest chain forwards a whole piece
+    // (its pass at the channel rate, then its dependent step) before the next hop starts.
+    const double msg = stream_msg_per_byte * bytes * ref_channels / std::max(channels, 1);
+    const double piece = piece_bytes > 0 ? std::min(msg, piece_bytes) : msg;
+    pass += (chain_steps - stream_steps) *
+            (piece_sync_step_s(piece, channels) +
+             (channel_Bps > 0 ? piece * line_factor / channel_Bps : 0.0));
+  }
   return base_s + std::max(link, pass);
 }
 
@@ -106,6 +117,13 @@ CostPrograms cost_programs(const std::string& collective, const std::string& alg
   return c;
 }
 
+// The streams' sends on a dependency chain: all of them, those over a proxy hop, and the
+// summed step latency (alpha) of the others. 16 bytes per op of the chain walk.
+struct ChainHops {
+  uint32_t hops = 0, proxy_hops = 0;
+  double local_alpha_s = 0;
+};
+
 // Latency: longest dependent message chain. An op is ready when its deps are done and,
 // for a recv, its message has arrived (alpha after the matching send or store started);
 // ops run as soon as they are ready, as the engine runs them (recvs posted up front
@@ -113,14 +131,14 @@ CostPrograms cost_programs(const std::string& collective, const std::string& alg
 // to rank d = rep(d) + kP is the image of the message from r - kP to rep(d), so it
 // arrives at rep(d) from sender (r - kP) mod n; op times are the same in every class
 // member, and the quotient of an acyclic periodic dependency graph is acyclic.
-// `latest_hops`: the (hops, proxy hops) of the chain that ends last; hops are the
-// streams' sends (the pass term's steps), not in-switch ops; proxy_hop(src, dst) says
-// which sends cross a network proxy.
+// `latest_hops`: the hops of the chain that ends last (ChainHops); hops are the streams'
+// sends (the pass term's steps), not in-switch ops; proxy_hop(src, dst) says which sends
+// cross a network proxy.
 double chain_latency_s(const std::string& collective, const std::string& algorithm,
                        const CostPrograms& cp, const std::function<double(int, int)>& alpha,
                        const std::function<const NvlsPath&(int)>& nvls,
                        const std::function<bool(int, int)>& proxy_hop,
-                       std::pair<double, double>* latest_hops) {
+                       ChainHops* latest_hops) {
   const int n = cp.n, reps = cp.reps;
   const Schedule& s = cp.s;
   // Flat arrays over the representatives' ops (op i of rank r is base[r] + i): a few words
@@ -130,8 +148,8 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   const uint64_t total = base.back();
   FABRICSIM_ASSERT(total < UINT32_MAX, "schedule_cost: more than 2^32 ops per class");
   std::vector<double> done(total, 0), arrival(total, 0);
-  using Hops = std::pair<double, double>;
-  std::vector<Hops> done_hops(total, Hops{0, 0}), arrival_hops(total, Hops{0, 0});
+  using Hops = ChainHops;
+  std::vector<Hops> done_hops(total, Hops{}), arrival_hops(total, Hops{});
   std::vector<uint32_t> need(total, 0), first_dependent(total + 1, 0), dependents;
   // The recvs by (sender, receiver, tag), sorted: the sender is as the receiver's class
   // representative sees it.
@@ -192,14 +210,14 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
     release(q, j);
   };
   double latest = 0;
-  Hops latest_h{0, 0};
+  Hops latest_h{};
   std::size_t left = total;
   for (std::size_t head = 0; head < ready.size(); ++head) {
     const auto [r, i] = ready[head];
     const uint64_t g = base[r] + i;
     const Op& op = cp.prog(r)[i];
     double t = 0;
-    Hops h{0, 0};
+    Hops h{};
     for (uint32_t dep : op.deps)
       if (done[base[r] + dep] > t) {
         t = done[base[r] + dep];
@@ -212,11 +230,19 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
           h = arrival_hops[g];
         }
         break;
-      case OpKind::kSend:
-        deliver(r, op.peer, op.tag, t + alpha(r, op.peer),
-                op.stream < 0 ? h
-                              : Hops{h.first + 1, h.second + (proxy_hop(r, op.peer) ? 1 : 0)});
+      case OpKind::kSend: {
+        const double a = alpha(r, op.peer);
+        Hops next = h;
+        if (op.stream >= 0) {
+          ++next.hops;
+          if (proxy_hop(r, op.peer))
+            ++next.proxy_hops;
+          else
+            next.local_alpha_s += a;
+        }
+        deliver(r, op.peer, op.tag, t + a, next);
         break;
+      }
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
       case OpKind::kNvlsStore: {
         const int first = nvls_group_first(s, r);
@@ -370,6 +396,7 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     }
   }
   cost.s_per_byte = worst / ref_bytes;
+  double send_busy = 0;  // the longest a non-proxy send holds its stream (ProtocolCosts)
   if (f.protocol_model) {
     cost.base_s = f.base_s;
     cost.s_per_byte *= pc.wire_factor;
@@ -404,14 +431,38 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
       most_sent = std::max(most_sent, sent);
     }
     for (const auto& [key, k] : sends) cost.stream_steps = std::max(cost.stream_steps, k);
+    // The largest message of a stream (one piece per message in the reference), for the
+    // pipeline's fill (AlgoCost::time_s).
+    for (int r = 0; r < reps; ++r)
+      for (const Op& op : prog(r))
+        if (op.kind == OpKind::kSend && op.stream >= 0)
+          cost.stream_msg_per_byte = std::max(
+              cost.stream_msg_per_byte, static_cast<double>(op.count) * elem_bytes / ref_bytes);
+    cost.ref_channels = p.channels;
+    // Streams per channel: the busiest stream's bytes where a rank runs more streams than
+    // the reference has channels.
+    std::map<std::pair<int, int32_t>, double> stream_bytes;
+    std::map<int, int> streams_of_rank;
+    for (int r = 0; r < reps; ++r)
+      for (const Op& op : prog(r))
+        if (op.kind == OpKind::kSend && op.stream >= 0)
+          stream_bytes[{r, op.stream}] += static_cast<double>(op.count) * elem_bytes;
+    for (const auto& [key, b] : stream_bytes) ++streams_of_rank[key.first];
+    int most_streams = 0;
+    for (const auto& [r, k] : streams_of_rank) most_streams = std::max(most_streams, k);
+    if (most_streams > std::max(p.channels, 1))
+      for (const auto& [key, b] : stream_bytes)
+        cost.stream_per_byte = std::max(cost.stream_per_byte, b / ref_bytes);
     // The reference's channels share the rank's bytes: one channel's share times them.
     cost.sent_per_byte = most_sent / ref_bytes;
     cost.piece_sync_s = 0;
     for (int r = 0; r < reps; ++r)
       for (const Op& op : prog(r))
         if (op.kind == OpKind::kSend && op.stream >= 0) {
-          double& sync = f.path(r, op.peer).proxy ? cost.proxy_sync_s : cost.piece_sync_s;
+          const PathCost c = f.path(r, op.peer);
+          double& sync = c.proxy ? cost.proxy_sync_s : cost.piece_sync_s;
           sync = std::max(sync, alpha(r, op.peer));
+          if (!c.proxy) send_busy = std::max(send_busy, pc.send_trips * c.trip_s + pc.send_s);
         }
     cost.channel_Bps = pc.channel_Bps;
     cost.line_factor = pc.line_factor;
@@ -423,9 +474,23 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
   const std::function<bool(int, int)> proxy_hop = [&](int src, int dst) {
     return f.protocol_model && f.path(src, dst).proxy;
   };
-  std::pair<double, double> hops{0, 0};
+  ChainHops hops;
   cost.latency_s = chain_latency_s(collective, algorithm, cp, alpha, nvls_of, proxy_hop, &hops);
-  if (cost.store_forward && hops.first > 0) cost.proxy_share = hops.second / hops.first;
+  if (cost.store_forward && hops.hops > 0) cost.proxy_share = double(hops.proxy_hops) / hops.hops;
+  if (f.protocol_model && cost.stream_steps > 0) {
+    cost.chain_steps = hops.hops;
+    // The steps of the longest chain are its hops, not the slowest hop of the schedule:
+    // where the hops differ (leaf and spine hops of a two-tier fabric) a step costs their
+    // mean along that chain. Equal hops keep the slowest (the same value up to rounding).
+    // A stream's step is also at least as long as its slowest send holds it (a spine hop's
+    // data and ack and the fence, under Simple): that rank's stream then sets the pace.
+    const uint32_t local = hops.hops - hops.proxy_hops;
+    if (local > 0) {
+      const double mean = hops.local_alpha_s / local;
+      if (mean < cost.piece_sync_s * (1 - 1e-9))
+        cost.piece_sync_s = std::max(mean, std::min(send_busy, cost.piece_sync_s));
+    }
+  }
   return cost;
 }
 

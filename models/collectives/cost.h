@@ -79,6 +79,13 @@ struct ProtocolCosts {
   // the tail; LL/LL128: the post and the reader's poll of the lines. The step's own
   // serialisation on the NIC is added per size (AlgoCost::time_s).
   double proxy_sync_s = 0;
+  // How long a send holds its stream (engine.h: the thread block moves on when the send
+  // completes): send_trips small-packet trips plus send_s. Simple: the data and the ack,
+  // then the fence (2, fence_latency); LL/LL128: its pass only (0, 0). Where a rank's
+  // outgoing hop is much slower than its incoming one (a spine hop after leaf hops) the
+  // stream's next step waits for this rather than for its receive.
+  double send_trips = 0;
+  double send_s = 0;
 };
 
 // One rank's in-switch (NVLS) path: its links into NVLS switches and what they cost.
@@ -132,7 +139,21 @@ struct AlgoCost {
   double base_s = 0;
   double stream_steps = 0;     // sends of the busiest stream in the reference schedule
   double sent_per_byte = 0;    // bytes the busiest rank sends per byte of S
-  double piece_sync_s = 0;     // per piece of a stream: its dependent step's latency
+  double piece_sync_s = 0;     // per piece of a stream: its dependent step's latency (the
+                               // mean over the longest chain's non-proxy hops)
+  // The pipeline's fill: the longest dependent chain has chain_steps sends; beyond the
+  // busiest stream's own steps each forwards a whole piece (its pass at channel_Bps and its
+  // dependent step) before the next hop can start. A tree over D ranks on one chain has
+  // 2 D such steps per piece and one send per stream: without this term it cost a small
+  // packet's trip per hop (NVL576, 1 MiB: 732 us predicted, 4,918 simulated).
+  double chain_steps = 0;
+  double stream_msg_per_byte = 0;  // a stream's largest message per byte of S, reference
+  // Schedules with several streams per channel (the tree: up and down of two trees, each
+  // its own thread block in the engine): the pass term is the busiest stream's, its bytes
+  // per byte of S in the reference; 0: one stream per channel (the ring), whose pass is
+  // the channel's share of the rank's bytes.
+  double stream_per_byte = 0;
+  int ref_channels = 1;            // the reference schedule's channels
   double channel_Bps = 0;      // per channel, protocol bytes/s (0: unlimited)
   double line_factor = 1;      // protocol bytes per data byte
   int ranks_costed = 0;        // rank programs built and costed (rank classes: < ranks)

@@ -6,8 +6,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -152,6 +154,70 @@ void report_auto(const std::string& config) {
 }
 
 TEST(CostClasses, DISABLED_ReportNvl576) { report_auto("nvl576_two_tier.yaml"); }
+
+// The per-step terms on a 576-rank chain (configs/nvl576_two_tier.yaml, 64 KiB, per
+// packet) against the engine's times for the same runs (docs/collectives.md, "auto on
+// NVL576"; each reproduced by `build/fabricsim run configs/nvl576_two_tier.yaml --set
+// workload.algorithm=A --set workload.protocol=P --set workload.min_bytes=64KiB --set
+// workload.max_bytes=64KiB --set simulation.fidelity=packet`): tree/ll 986.53 us (one
+// chain of 575 hops each way, every hop forwarding a whole piece: the pipeline's fill),
+// ring/ll 738.74 us (1,150 steps of mostly leaf hops: their mean, not the spine hop's) and
+// ring/simple 4,626.27 us (the rank whose next hop crosses the spines holds its stream for
+// that hop's data, ack and fence on every step). Before these terms the model said 723,
+// 1,634 and 6,230 us and picked tree/ll at every size up to 64 MiB. 3%: the engine's
+// queueing and the first step's launch are not in the model.
+TEST(CostClasses, Nvl576ChainTermsMatchTheEngine) {
+  const SystemSpec spec =
+      load_system(std::string(FABRICSIM_SOURCE_DIR) + "/configs/nvl576_two_tier.yaml",
+                  {"workload.algorithm=auto", "simulation.fidelity=packet"}, std::nullopt);
+  const AutoChooser a = make_auto_chooser(spec, fabric_costs(spec));
+  const double bytes = 64.0 * 1024;
+  const std::vector<std::pair<std::string, double>> simulated = {
+      {"tree/ll", 986.53}, {"ring/ll", 738.74}, {"ring/simple", 4626.27}};
+  for (const auto& [label, us] : simulated) {
+    size_t i = a.names.size();
+    for (size_t k = 0; k < a.names.size(); ++k)
+      if (a.label(k) == label) i = k;
+    ASSERT_LT(i, a.names.size()) << label;
+    EXPECT_NEAR(a.time_s(i, bytes) * 1e6, us, 0.03 * us) << label;
+  }
+  EXPECT_EQ(a.label(a.pick(bytes)), "ring/ll");
+}
+
+// Every candidate's predicted time at given sizes, for checking picks against simulations
+// (scripts/auto_check.py): FABRICSIM_REPORT_CONFIG (a config path), FABRICSIM_REPORT_SETS
+// (--set arguments separated by ';'), FABRICSIM_REPORT_SIZES (bytes, separated by ',').
+TEST(CostClasses, DISABLED_ReportCandidates) {
+  const char* config = std::getenv("FABRICSIM_REPORT_CONFIG");
+  if (!config) GTEST_SKIP() << "FABRICSIM_REPORT_CONFIG is not set";
+  const auto split = [](const char* v, char sep) {
+    std::vector<std::string> out;
+    std::string cur;
+    for (const char* c = v ? v : ""; *c; ++c)
+      if (*c == sep) {
+        if (!cur.empty()) out.push_back(cur);
+        cur.clear();
+      } else {
+        cur += *c;
+      }
+    if (!cur.empty()) out.push_back(cur);
+    return out;
+  };
+  std::vector<std::string> sets = split(std::getenv("FABRICSIM_REPORT_SETS"), ';');
+  sets.push_back("workload.algorithm=auto");
+  const SystemSpec spec = load_system(config, sets, std::nullopt);
+  const coll::FabricCosts f = fabric_costs(spec);
+  const AutoChooser a = make_auto_chooser(spec, f);
+  for (const std::string& sz : split(std::getenv("FABRICSIM_REPORT_SIZES"), ',')) {
+    const double bytes = std::stod(sz);
+    const size_t c = a.pick(bytes);
+    std::printf("%.0f B: pick %s\n", bytes, a.label(c).c_str());
+    for (size_t i : a.ranked(bytes))
+      std::printf("  %-28s %12.3f us  (latency %10.3f us, %8.3f GB/s)\n", a.label(i).c_str(),
+                  a.time_s(i, bytes) * 1e6, a.costs[i].latency_s * 1e6,
+                  1e-9 / a.costs[i].s_per_byte);
+  }
+}
 TEST(CostClasses, DISABLED_ReportRail16k) { report_auto("rail_16k_h100_flow.yaml"); }
 
 }  // namespace

@@ -34,7 +34,11 @@ TEST(AutoScale, Nvl576PicksAndRunsAtFlowLevel) {
   const nlohmann::json& cost = r.results["run_cost"];
   EXPECT_GE(cost["auto_cost_cpu_s"].get<double>(), 0.0);
   EXPECT_LT(cost["auto_cost_cpu_s"].get<double>(), 20.0);
-  EXPECT_LT(cost["peak_rss_kib"].get<double>(), 1024.0 * 1024.0);
+  // The model now picks ring/ll here (its chain terms, docs/collectives.md): the ring's
+  // schedule of 576 ranks x 1,150 steps is most of the run's memory, 2.86 GiB measured
+  // (the tree it took before ran in ~0.4 GiB). Before rank classes the cost model alone
+  // passed 14 GB: 4 GiB still catches that.
+  EXPECT_LT(cost["peak_rss_kib"].get<double>(), 4.0 * 1024.0 * 1024.0);
 }
 
 }  // namespace
