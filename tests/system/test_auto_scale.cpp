@@ -10,11 +10,10 @@ namespace fabricsim::systest {
 namespace {
 
 // NVL576 (configs/nvl576_two_tier.yaml, 576 ranks) at flow level, 1 MiB, auto over the
-// ring and the tree with every protocol: the run picks one of them, runs it to the end,
-
-// ~0.6 s: the ring costed on one class of 36 ranks... see docs/collectives.md) and the
-// whole run under 1 GiB peak RSS (measured ~0.4 GiB; before rank classes the cost model
-// alone passed 14 GB here).
+// ring and the tree with every protocol: the run picks one of them and runs it to the end;
+// the cost model takes well under 20 CPU s (~0.3-0.6 s: the ring is costed on one class of
+// 36 ranks, docs/collectives.md "Rank classes") and the whole run stays under 4 GiB peak
+// RSS (the reason for that bound is at its assertion).
 TEST(AutoScale, Nvl576PicksAndRunsAtFlowLevel) {
   const std::string out = fresh_dir("auto576");
   const RunResult r = run_fabricsim(
