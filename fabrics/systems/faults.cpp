@@ -327,14 +327,7 @@ class Loader {
              std::to_string(pairs.size() / 2) + " circuits, dark " +
              format_time_ps(o.reconfiguration_ps) + ")";
     } else if (type == "ocs_circuit_map") {
-      const std::string& map = p.str("map");
-      if (!plan.circuit_maps.count(map)) {
-        std::vector<std::string> names;
-        for (const auto& kv : plan.circuit_maps) names.push_back(kv.first);
-        p.fail("map", "unknown circuit map '" + map + "'",
-               names.empty() ? std::string("declare it in faults.circuit_maps")
-                             : did_you_mean(map, names));
-      }
+      const std::string& map = known_map(p);
       add(at, FaultAction::kCircuitMap, int(plan.timed_maps.size()));
       plan.timed_maps.push_back(map);
       text = "ocs_circuit_map " + map + " at " + format_time_ps(at);
@@ -476,6 +469,20 @@ class Loader {
     return out;
   }
 
+  // An event's `map`: a name declared in faults.circuit_maps (else a located error).
+  const std::string& known_map(const cfg::Params& p) const {
+    const FaultPlan& plan = s_.faults;
+    const std::string& map = p.str("map");
+    if (!plan.circuit_maps.count(map)) {
+      std::vector<std::string> names;
+      for (const auto& kv : plan.circuit_maps) names.push_back(kv.first);
+      p.fail("map", "unknown circuit map '" + map + "'",
+             names.empty() ? std::string("declare it in faults.circuit_maps")
+                           : did_you_mean(map, names));
+    }
+    return map;
+  }
+
   // ocs_phase_map: at every start of phase `phase` the switches take circuit map `map`.
   void phase_map(const cfg::Params& p, int e, const std::string& path) {
     FaultPlan& plan = s_.faults;
@@ -489,14 +496,7 @@ class Loader {
     if (std::find(phases.begin(), phases.end(), phase) == phases.end())
       p.fail("phase", "unknown phase '" + phase + "'",
              "the workload's phases are " + join_list(phases));
-    const std::string& map = p.str("map");
-    if (!plan.circuit_maps.count(map)) {
-      std::vector<std::string> names;
-      for (const auto& kv : plan.circuit_maps) names.push_back(kv.first);
-      p.fail("map", "unknown circuit map '" + map + "'",
-             names.empty() ? std::string("declare it in faults.circuit_maps")
-                           : did_you_mean(map, names));
-    }
+    const std::string& map = known_map(p);
     const auto prev = plan.phase_maps.find(phase);
     if (prev != plan.phase_maps.end())
       p.fail("phase",
