@@ -192,11 +192,12 @@ void limit_address_space(uint64_t memory_limit) {
 // modules of the 576-GPU domain (41,472 ports) cost ~0.6 s, quadratic in the modules
 // (docs/performance.md). Everything the run writes is written and flushed before this.
 // The destructors of the models free memory only (no file or output is theirs). Under
-// AddressSanitizer the system is destroyed as before, so that its leak check sees every
-// model freed.
-void leave_to_exit(std::unique_ptr<System> sys) {
+// AddressSanitizer the system is destroyed as before, at the end of run(), after
+// everything declared after it that refers to it (the observation, the sweep), so that
+// the leak check sees every model freed.
+void leave_to_exit(std::unique_ptr<System>& sys) {
 #ifdef FABRICSIM_ASAN
-  sys.reset();
+  (void)sys;
 #else
   std::cout.flush();
   static std::vector<std::unique_ptr<System>>* kept = new std::vector<std::unique_ptr<System>>;
@@ -493,7 +494,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
     write_tables(out_dir, rows, jobs ? &j["rows"] : nullptr, *obs);
   }
   if (o.outputs.trace) write_trace(*o.outputs.trace, spec, *obs);
-  leave_to_exit(std::move(sys_owner));
+  leave_to_exit(sys_owner);
   return kExitOk;
 }
 
