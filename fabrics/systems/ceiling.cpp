@@ -45,6 +45,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   Ceiling c;
   if (n < 2) return c;
   coll::CollParams cp = w.coll_params(n, uint64_t(n) * uint64_t(w.channels) * 4096);
+  cp.channels = w.algo_channels(w.algorithm);
   cp.rings = &spec.rings;
   // The bound counts point-to-point sends: `auto` (a different schedule per size) and the
   // in-switch nvls algorithms (no sends; docs/models.md derives their bound) get none.

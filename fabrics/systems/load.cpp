@@ -6,6 +6,7 @@
 
 #include "fabrics/config/document.h"
 #include "fabrics/config/params.h"
+#include "fabrics/systems/auto_channels.h"
 #include "fabrics/systems/catalog.h"
 #include "fabrics/systems/checks.h"
 #include "fabrics/systems/estimate.h"
@@ -216,6 +217,13 @@ class Loader {
     s_.workload.torus = torus_twisted_ ? std::vector<int>{} : torus_;
     s_.resolved["workload"] = p.to_json();
     s_.resolved["workload"]["type"] = kind.name;
+    // The sweeps' channels is a number or auto (a string parameter): echoed as the number
+    // it is, and the generation only where auto reads it.
+    nlohmann::json& rw = s_.resolved["workload"];
+    if (rw.contains("channels") && rw["channels"].is_string() && !s_.workload.channels_auto)
+      rw["channels"] = s_.workload.channels;
+    if (!s_.workload.channels_auto) rw.erase("nccl_compute_capability");
+    resolve_auto_channels(s_, p);
     if (!kind.training && !kind.traffic) s_.resolved["workload"]["algorithm"] = s_.workload.algorithm;
     src_.workload = p;
   }

@@ -1,5 +1,8 @@
 // allreduce_sweep and collective_sweep: nccl-tests style size sweeps, one collective per
 // size.
+#include <stdexcept>
+#include <string>
+
 #include "fabrics/systems/system_spec.h"
 #include "fabrics/workloads/workload.h"
 #include "models/core/datatype.h"
@@ -25,8 +28,17 @@ std::vector<ParamSpec> sweep_params() {
       param("step_factor", K::kInt, "2", "", "Size multiplier between rows.", 2, 1024),
       choice("datatype", datatype_names(), "float",
              "Element type (sets count = size / element size)."),
-      param("channels", K::kInt, "1", "",
-            "Independent streams over disjoint parts of the buffer (NCCL channels).", 1, 64),
+      param("channels", K::kString, "1", "1..64 or auto",
+            "Independent streams over disjoint parts of the buffer (NCCL channels). auto: "
+            "the count NCCL's graph search builds for this topology (NVLink switches in a "
+            "node, NICs across nodes; docs/collectives.md, \"channels: auto\"); with auto, "
+            "tree runs half of them, each split over its two trees, and nvls / "
+            "hierarchical_nvls nvls_channels."),
+      param("nccl_compute_capability", K::kInt, "90", "x10",
+            "channels: auto only: the GPU generation whose search speeds NCCL uses (80 "
+            "Ampere, 90 Hopper, 100 Blackwell) and its NVLink figure per link (20, 20.6, "
+            "40 GB/s). Assumption: the model's endpoint has no generation.",
+            60, 200),
       param("chunk_bytes", K::kBytes, "512KiB", "bytes",
             "Pipelining granularity: messages are cut into pieces of this size.", 1,
             limits::kMaxMessageBytes),
@@ -106,7 +118,22 @@ void parse_sweep(const cfg::Params& p, SystemSpec& s) {
   ws.step_factor = uint64_t(p.integer("step_factor"));
   ws.datatype = p.str("datatype");
   ws.elem_bytes = datatype_bytes(ws.datatype);
-  ws.channels = int(p.integer("channels"));
+  const std::string& channels = p.str("channels");
+  ws.channels_auto = channels == "auto";
+  ws.nccl_compute_capability = int(p.integer("nccl_compute_capability"));
+  if (!ws.channels_auto) {
+    size_t used = 0;
+    long value = 0;
+    try {
+      value = std::stol(channels, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != channels.size() || value < 1 || value > 64)
+      p.fail("channels", "channels '" + channels + "' is neither an integer in 1..64 nor auto",
+             "write a number of channels (e.g. 16), or auto for NCCL's count on this topology");
+    ws.channels = int(value);
+  }
   ws.chunk_bytes = p.bytes("chunk_bytes");
   ws.slices = int(p.integer("slices"));
   ws.sync.fence_flag = p.str("sync") == "fence_flag";

@@ -154,10 +154,15 @@ coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count,
                                            const std::string& algo,
                                            coll::Protocol p) const {
   coll::CollParams cp = coll_params(ranks, count);
+  // channels: auto counts NCCL's channels; a tree pair is two of them (c and c + n/2),
+  // and the model's tree channel runs both trees.
+  const bool tree_pairs = channels_auto && algo == "tree";
+  cp.channels = algo_channels(algo);
   if (!protocol_model()) return cp;
   const uint64_t bytes = count * elem_bytes;
   if (coll::uses_nvls_switches(algo)) {  // NCCL's NVLS: its channels and chunk
-    cp.channels = std::min(channels, proto.nvls_channels);
+    // With auto, NCCL's own NVLS count (NCCL_NVLS_NCHANNELS), whatever the rings'.
+    cp.channels = channels_auto ? proto.nvls_channels : std::min(channels, proto.nvls_channels);
     cp.chunk_bytes =
         coll::nvls_piece_bytes(proto, bytes, uint64_t(cp.channels) * uint64_t(ranks));
     return cp;
@@ -165,6 +170,7 @@ coll::CollParams WorkloadSpec::coll_params(int ranks, uint64_t count,
   // NCCL multiplies LL's per-thread threshold by the ranks for rings only.
   const bool ring = algo == "ring";
   cp.channels = coll::protocol_channels(proto, p, bytes, ring ? ranks : 1, channels);
+  if (tree_pairs) cp.channels = std::max(1, cp.channels / 2);
   cp.chunk_bytes = proto.step_bytes[int(p)];
   cp.tree_nccl_chunks =
       algo == "tree" && p == coll::Protocol::kSimple && proto.tree_chunk_halving;

@@ -3,6 +3,7 @@
 // in: its declared parameters and the parse that turns them into a WorkloadSpec (one file
 // each in this folder, registered by name in workloads()). Plain C++.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -71,6 +72,12 @@ struct WorkloadSpec {
   std::string datatype;      // "float", ...
   uint32_t elem_bytes = 0;
   int channels = 0;
+  // channels: auto (size sweeps): `channels` is NCCL's count for the topology
+  // (fabrics/systems/auto_channels.h), resolved at load; tree then runs channels / 2
+  // channels of two trees each (NCCL's channels c and c + n/2 are one tree pair).
+  bool channels_auto = false;
+  int nccl_compute_capability = 90;  // x10, the search's speed arrays (channels: auto)
+  std::string channels_rule;         // how auto found its count, for the summary
   uint64_t chunk_bytes = 0;
   int slices = 0;            // all_reduce hierarchical: pipeline slices per channel
   std::vector<int> torus;    // the torus the ranks form (tpu_pod), for torus algorithms
@@ -86,6 +93,11 @@ struct WorkloadSpec {
   std::vector<uint64_t> sizes() const;
   // The collective parameters of this workload on `ranks` ranks for `count` elements.
   coll::CollParams coll_params(int ranks, uint64_t count) const;
+  // The channels algorithm `algo` runs at its largest size: `channels`, but with channels:
+  // auto tree runs channels / 2 (at least 1), each of two trees.
+  int algo_channels(const std::string& algo) const {
+    return channels_auto && algo == "tree" ? std::max(1, channels / 2) : channels;
+  }
   // The GPU protocol model runs (sync: fence_flag; every ll/ll128 schedule needs it).
   bool protocol_model() const { return sync.fence_flag; }
   // The same for algorithm `algo` under protocol `p`: with the protocol model the library's
