@@ -431,9 +431,10 @@ TEST(RailCluster, AllGatherPerNicBandwidthWithinTenPercentOfAllReduce) {
 
 // The shape of a public multi-node curve (docs/validation.md, NVIDIA/nccl-tests#232; the
 // rows in docs/data/nccl-tests-232.csv): tree all-reduce on 2 nodes x 1 H100, each GPU's
-// own 400 Gb/s NIC, 2-16 MiB. The model's side as documented: 2 channels of 2 trees (4
-// thread blocks, NCCL's 4 channels on one NIC: one found by the search at 48 GB/s, doubled
-// by ncclTopoDupChannels and again by the channel duplication of ncclTopoPostset) and
+// own 400 Gb/s NIC, 2-16 MiB. The model's side as documented: `channels: auto`, NCCL's 4
+// channels on one NIC (one found by the search at 48 GB/s, doubled by
+// ncclTopoDupChannels and again by ncclTopoPostset), which tree runs as 2 channels of 2
+// trees (4 thread blocks; the count is asserted, then the curve), and
 // whole 512 KiB steps (NCCL 2.20 and later do not halve tree/Simple chunks). What makes the
 // shape is the network proxy: every 512 KiB step is written by its thread block at
 // channel_bandwidth, then posted, crosses the NIC, is polled and flushed before the next
@@ -459,11 +460,12 @@ TEST(TwoNodeIb, TreeCurveOnePerNodeHasTheShapeOfNcclTests232) {
   ASSERT_EQ(measured.size(), 5u);
   const json r = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet", "--set",
                              "topology.endpoints_per_node=1", "--set", "workload.algorithm=tree",
-                             "--set", "workload.channels=2", "--set",
+                             "--set", "workload.channels=auto", "--set",
                              "workload.tree_chunk_halving=false"},
                             sizes("2MiB", "16MiB")),
                         "nccl_tests_232");
   ASSERT_FALSE(r.is_null());
+  EXPECT_EQ(r["resolved_config"]["workload"]["channels_auto"]["channels"], 4);
   double log_sum = 0;
   double last_busbw = 0;
   const double half = 0.5 * 400e9 / 8 * 4096.0 / 4122.0 / 1e9;
