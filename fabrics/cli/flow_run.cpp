@@ -110,6 +110,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
                                const std::string& label) {
           // Folded: one period of ranks plus the first rank of the next, to check the shift.
           if (folded != n) cp.rank_limit = folded + 1;
+          cp.channels = w.algo_channels(algo);  // channels: auto runs tree pairs
           coll::Schedule s = coll::make_schedule(w.collective, algo, cp, spec.domain_size);
           if (!label.empty()) s.algorithm = label;
           if (folded != n) sys.fold_schedule(s);
