@@ -133,11 +133,12 @@ struct FabricCosts {
   uint32_t slots = 0;  // buffer slots per connection (SyncProtocol::slots); 0: unbounded
 };
 
-// T(S) = base + max(latency + S * s_per_byte, channel time). The channel term exists under
-// the protocol model only: the busiest thread block runs `stream_steps` dependent steps
-// per collective, each cut into pieces of at most piece_bytes, every piece paying
-// piece_sync_s, and passes its share of the rank's protocol bytes (sent_per_byte x S x
-// line factor / channels) at channel_Bps.
+// T(S) = base + max(latency + S * s_per_byte, channel time), or for schedules without
+// streams base + max(latency + S * s_per_byte, connection time) (connection_s, below).
+// The channel and connection terms exist under the protocol model only. Channel time: the
+// busiest thread block runs `stream_steps` dependent steps per collective, each cut into
+// pieces of at most piece_bytes, every piece paying piece_sync_s, and passes its share of
+// the rank's protocol bytes (sent_per_byte x S x line factor / channels) at channel_Bps.
 struct AlgoCost {
   double latency_s = 0;
   double s_per_byte = 0;
