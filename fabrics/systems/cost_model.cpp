@@ -301,6 +301,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
     const EndpointParams& gpu = *spec.type_of(dev0).find<EndpointParams>("endpoint");
     f.protocol_model = true;
     f.base_s = double(w.sync.launch_latency_ps + w.sync.completion_latency_ps) * 1e-12;
+    f.slots = w.sync.slots;
     // LL's small stores against full packets on the rank's first link.
     double ll_store = 1.0;
     // Rank 0's ports towards rank 1.
@@ -312,6 +313,7 @@ coll::FabricCosts fabric_costs(const SystemSpec& spec, bool classes) {
     }
     for (coll::Protocol p : {coll::Protocol::kSimple, coll::Protocol::kLL, coll::Protocol::kLL128}) {
       coll::ProtocolCosts& pc = f.protocols[int(p)];
+      pc.proxy_head_s = sec(gpu.proxy_post_latency_ps);  // the receive proxy's post
       pc.line_factor = 1.0 / coll::protocol_efficiency(p);
       pc.wire_factor = pc.line_factor * (p == coll::Protocol::kLL ? ll_store : 1.0);
       pc.channel_Bps = double(gpu.channel_bps[int(p)]) / 8.0;
@@ -398,6 +400,12 @@ nlohmann::json AutoChooser::to_json() const {
         c["proxy_step_sync_us"] = costs[i].proxy_sync_s * 1e6;
         c["proxy_nic_GBps"] = costs[i].proxy_Bps * 1e-9;
         c["proxy_channel_frac"] = costs[i].proxy_channel_frac;
+      }
+      if (costs[i].conn_sends > 0) {  // one connection's slots (coll::AlgoCost::connection_s)
+        c["conn_steps_ref"] = costs[i].conn_sends;
+        c["conn_slot_cycle_us"] = costs[i].slot_cycle_s * 1e6;
+        c["conn_fill_us"] = costs[i].conn_first_s * 1e6;
+        c["conn_drain_us"] = costs[i].conn_drain_s * 1e6;
       }
     }
     j[label(i)] = c;

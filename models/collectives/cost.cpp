@@ -23,7 +23,7 @@ bool is_in_switch(OpKind k) { return k == OpKind::kNvlsReduce || k == OpKind::kN
 double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
   const double link = store_forward ? std::max(latency_s, bytes * s_per_byte)
                                     : latency_s + bytes * s_per_byte;
-  if (stream_steps <= 0) return base_s + link;
+  if (stream_steps <= 0) return base_s + std::max(link, connection_s(bytes, channels, piece_bytes));
   const double per_channel =
       stream_per_byte > 0 ? stream_per_byte * bytes * ref_channels / std::max(channels, 1)
                           : sent_per_byte * bytes / std::max(channels, 1);
@@ -41,6 +41,25 @@ double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
              (channel_Bps > 0 ? piece * line_factor / channel_Bps : 0.0));
   }
   return base_s + std::max(link, pass);
+}
+
+double AlgoCost::connection_s(double bytes, int channels, double piece_bytes) const {
+  if (conn_sends <= 0 || slots == 0) return 0;
+  const double c = std::max(channels, 1);
+  const double msg = conn_msg_per_byte * bytes * ref_channels / c;
+  const double piece = piece_bytes > 0 ? std::min(msg, piece_bytes) : msg;
+  const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(msg / piece_bytes)) : 1.0;
+  const double steps = conn_sends * c / std::max(ref_channels, 1) * pieces;
+  const double rounds = std::ceil(steps / slots - 1e-9);
+  const double pass = channel_Bps > 0 ? piece * line_factor / channel_Bps : 0.0;
+  const double ser = proxy_Bps > 0 ? piece * line_factor / proxy_Bps : 0.0;
+  // A round's steps are posted together and cross the NIC one after another (with the
+  // other connections' over the same NIC): the last of them sets the round's pace.
+  const double on_nic = std::min(steps, double(slots)) * std::max(conn_per_nic, 1.0);
+  const double arrive = conn_alpha_s + pass + ser;
+  const double cycle = slot_cycle_s + pass + on_nic * ser;
+  const double fill = conn_first_s + conn_fill_s_per_byte * piece * c;
+  return fill + std::max(conn_span_s, (rounds - 1) * cycle + arrive) + conn_drain_s;
 }
 
 double AlgoCost::piece_sync_step_s(double piece, int channels) const {
@@ -124,6 +143,12 @@ struct ChainHops {
   double local_alpha_s = 0;
 };
 
+// Over every send of the walk that crosses a proxy hop: the earliest start and the latest
+// arrival (AlgoCost's connection term).
+struct ProxySpan {
+  double first_send = -1, last_arrival = 0;
+};
+
 // Latency: longest dependent message chain. An op is ready when its deps are done and,
 // for a recv, its message has arrived (alpha after the matching send or store started);
 // ops run as soon as they are ready, as the engine runs them (recvs posted up front
@@ -138,7 +163,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
                        const CostPrograms& cp, const std::function<double(int, int)>& alpha,
                        const std::function<const NvlsPath&(int)>& nvls,
                        const std::function<bool(int, int)>& proxy_hop,
-                       ChainHops* latest_hops) {
+                       ChainHops* latest_hops, ProxySpan* span = nullptr) {
   const int n = cp.n, reps = cp.reps;
   const Schedule& s = cp.s;
   // Flat arrays over the representatives' ops (op i of rank r is base[r] + i): a few words
@@ -233,12 +258,17 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
       case OpKind::kSend: {
         const double a = alpha(r, op.peer);
         Hops next = h;
+        const bool via_proxy = proxy_hop(r, op.peer);
         if (op.stream >= 0) {
           ++next.hops;
-          if (proxy_hop(r, op.peer))
+          if (via_proxy)
             ++next.proxy_hops;
           else
             next.local_alpha_s += a;
+        }
+        if (span && via_proxy) {
+          if (span->first_send < 0 || t < span->first_send) span->first_send = t;
+          span->last_arrival = std::max(span->last_arrival, t + a);
         }
         deliver(r, op.peer, op.tag, t + a, next);
         break;
@@ -466,6 +496,40 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
         }
     cost.channel_Bps = pc.channel_Bps;
     cost.line_factor = pc.line_factor;
+    // Without streams every channel's steps to a peer share one connection's slots
+    // (AlgoCost::connection_s): the busiest proxy connection of the reference.
+    if (cost.store_forward && cost.stream_steps <= 0 && f.slots > 0) {
+      std::map<std::tuple<int, int, int32_t>, std::pair<double, double>> conns;  // sends, largest
+      std::map<std::pair<int, int>, std::map<std::pair<int, int32_t>, int>> on_group;
+      for (int r = 0; r < reps; ++r)
+        for (const Op& op : prog(r))
+          if (op.kind == OpKind::kSend) {
+            const PathCost c = f.path(r, op.peer);
+            if (!c.proxy) continue;
+            auto& x = conns[{r, op.peer, op.stream}];
+            x.first += 1;
+            x.second = std::max(x.second, static_cast<double>(op.count) * elem_bytes);
+            on_group[{r, c.group}][{op.peer, op.stream}] = 1;
+            cost.conn_alpha_s = std::max(cost.conn_alpha_s, alpha(r, op.peer));
+            cost.slot_cycle_s = std::max(
+                cost.slot_cycle_s, alpha(r, op.peer) + pc.proxy_head_s + f.path(op.peer, r).trip_s);
+          }
+      for (const auto& [key, x] : conns)
+        if (x.first > cost.conn_sends ||
+            (x.first == cost.conn_sends && x.second / ref_bytes > cost.conn_msg_per_byte)) {
+          cost.conn_sends = x.first;
+          cost.conn_msg_per_byte = x.second / ref_bytes;
+          const int r = std::get<0>(key);
+          cost.conn_per_nic =
+              double(on_group[{r, f.path(r, std::get<1>(key)).group}].size());
+        }
+      cost.slots = f.slots;
+      if (in_switch)
+        for (int r = 0; r < reps; ++r)
+          cost.conn_fill_s_per_byte =
+              std::max(cost.conn_fill_s_per_byte, double(nvls_group_size(s)) * kNvlsWindow /
+                                                      f.group_Bps(r, nvls(r).group));
+    }
   }
 
   // Latency: the longest dependent message chain (chain_latency_s), and the hops and proxy
@@ -475,7 +539,14 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     return f.protocol_model && f.path(src, dst).proxy;
   };
   ChainHops hops;
-  cost.latency_s = chain_latency_s(collective, algorithm, cp, alpha, nvls_of, proxy_hop, &hops);
+  ProxySpan span;
+  cost.latency_s =
+      chain_latency_s(collective, algorithm, cp, alpha, nvls_of, proxy_hop, &hops, &span);
+  if (cost.conn_sends > 0 && span.first_send >= 0) {
+    cost.conn_first_s = span.first_send;
+    cost.conn_span_s = span.last_arrival - span.first_send;
+    cost.conn_drain_s = std::max(0.0, cost.latency_s - span.last_arrival);
+  }
   if (cost.store_forward && hops.hops > 0) cost.proxy_share = double(hops.proxy_hops) / hops.hops;
   if (f.protocol_model && cost.stream_steps > 0) {
     cost.chain_steps = hops.hops;

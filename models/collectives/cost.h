@@ -86,6 +86,10 @@ struct ProtocolCosts {
   // stream's next step waits for this rather than for its receive.
   double send_trips = 0;
   double send_s = 0;
+  // A slot of a connection over a proxy hop comes back to the writer this long after the
+  // reader consumed its step, plus the trip back: the receive proxy posts the receive of
+  // the slot, its clear-to-send crosses the network (engine.h, "Proxy"; proxy_post_latency).
+  double proxy_head_s = 0;
 };
 
 // One rank's in-switch (NVLS) path: its links into NVLS switches and what they cost.
@@ -126,13 +130,15 @@ struct FabricCosts {
   bool protocol_model = false;
   ProtocolCosts protocols[kProtocols];
   double base_s = 0;
+  uint32_t slots = 0;  // buffer slots per connection (SyncProtocol::slots); 0: unbounded
 };
 
-// T(S) = base + max(latency + S * s_per_byte, channel time). The channel term exists under
-// the protocol model only: the busiest thread block runs `stream_steps` dependent steps
-// per collective, each cut into pieces of at most piece_bytes, every piece paying
-// piece_sync_s, and passes its share of the rank's protocol bytes (sent_per_byte x S x
-// line factor / channels) at channel_Bps.
+// T(S) = base + max(latency + S * s_per_byte, channel time), or for schedules without
+// streams base + max(latency + S * s_per_byte, connection time) (connection_s, below).
+// The channel and connection terms exist under the protocol model only. Channel time: the
+// busiest thread block runs `stream_steps` dependent steps per collective, each cut into
+// pieces of at most piece_bytes, every piece paying piece_sync_s, and passes its share of
+// the rank's protocol bytes (sent_per_byte x S x line factor / channels) at channel_Bps.
 struct AlgoCost {
   double latency_s = 0;
   double s_per_byte = 0;
@@ -175,6 +181,33 @@ struct AlgoCost {
   double proxy_sync_s = 0;     // per proxy hop: one trip plus ProtocolCosts::proxy_sync_s
   double proxy_Bps = 0;        // the proxy hop's NIC group: payload bytes/s
   double proxy_channel_frac = 0;  // share of the reference channels that cross that NIC
+  // Schedules without streams (hierarchical_nvls, hierarchical, direct, halving-doubling)
+  // over proxy hops: the engine's connection is (writer, reader, stream), so every channel
+  // and piece of such a schedule to one peer shares one connection and its `slots` buffer
+  // slots (engine.h). A slot is busy from the send's pass until the reader's
+  // clear-to-send is back: the pass at channel_Bps, the proxy's step (conn_alpha_s: trip
+  // and ProtocolCosts::proxy_sync_s), the step's serialisation on the NIC behind the
+  // other steps in flight there, and the head (proxy_head_s and the trip back). At size S
+  // the busiest connection carries conn_sends x channels / ref_channels x pieces steps,
+  // ceil(steps / slots) rounds of them; the last round only needs to arrive. The rounds
+  // run from the first proxy send of the reference chain walk (conn_first_s, the fill: the
+  // first NVLS reductions, their latency and conn_fill_s_per_byte) to the last proxy
+  // arrival, then conn_drain_s (the stores); the
+  // walk's own span between the two (conn_span_s: a chain of dependent hops, one piece
+  // each) is the floor. The term is max'ed with the link term (AlgoCost::time_s).
+  double conn_sends = 0;          // proxy sends of the busiest connection (reference)
+  double conn_msg_per_byte = 0;   // its largest message per byte of S (reference)
+  double conn_per_nic = 0;        // connections sharing that connection's NIC group
+  double conn_alpha_s = 0;        // a proxy step's latency: trip + proxy sync
+  double slot_cycle_s = 0;        // conn_alpha_s + proxy_head_s + the trip back
+  double conn_first_s = 0, conn_span_s = 0, conn_drain_s = 0;  // reference chain walk
+  // The fill's bandwidth (in-switch schedules): the first proxy steps wait for the first
+  // window of NVLS reductions of every channel (kNvlsWindow each), and every member answers
+  // each of them over its NVLS links: s per byte of a piece per channel.
+  double conn_fill_s_per_byte = 0;
+  uint32_t slots = 0;
+  // The connection term (0 where it does not apply).
+  double connection_s(double bytes, int channels, double piece_bytes) const;
   // One piece's dependent step in the pass term (piece: data bytes).
   double piece_sync_step_s(double piece, int channels) const;
   double time_s(double bytes, int channels = 1,

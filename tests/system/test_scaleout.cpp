@@ -114,6 +114,62 @@ TEST(TwoNodeIb, AutoProtocolWithinThreePercentOfFastestCandidate) {
   }
 }
 
+// `auto` over every algorithm on two nodes (ring, tree, hierarchical_nvls with 1-8 slices;
+// every protocol) at 1 and 16 MiB, within 3% of the fastest of its top candidates named
+// explicitly. hierarchical_nvls's schedule has no streams, so the engine runs every
+// channel's and piece's step to the peer node through one connection and its 8 slots
+// (engine.h: a connection is (writer, reader, stream)): at 1 MiB its 32 steps take 4 slot
+// round trips of ~8.4 us (fence, post, NIC, poll, flush, flag, and the clear-to-send back),
+// 8x that with 8 slices. Before the cost model knew the connection (coll::AlgoCost::
+// connection_s) it predicted hierarchical_nvls 2-5x too fast and auto took
+// hierarchical_nvls/1 at 1 MiB (51.85 us against ring/ll's 45.91) and hierarchical_nvls/8
+// at 16 MiB (312.97 us against /2's 152.33). Candidates run: ring/ll (fastest at 1 MiB),
+// hierarchical_nvls/1 and /2 (fastest at 16 MiB, 0.3% apart) and tree/simple (154.63 at
+// 16 MiB, 1.5% behind). 3%: the gap between the right and the previous wrong picks is
+// 13% and 105%.
+TEST(TwoNodeIb, AutoOverEveryAlgorithmWithinThreePercentOfFastestCandidate) {
+  const std::vector<std::string> every = {"--set", "workload.type=collective_sweep", "--set",
+                                          "workload.collective=all_reduce"};
+  std::map<std::string, json> r;
+  const std::vector<std::vector<std::string>> runs = {
+      {"auto", "auto", ""}, {"ring", "ll", ""}, {"tree", "simple", ""},
+      {"hierarchical_nvls", "simple", "1"}, {"hierarchical_nvls", "simple", "2"}};
+  for (const auto& c : runs) {
+    std::vector<std::string> args = {"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet",
+                                     "--set", "workload.algorithm=" + c[0], "--set",
+                                     "workload.protocol=" + c[1]};
+    if (!c[2].empty()) args = cat(args, {"--set", "workload.slices=" + c[2]});
+    const std::string name = c[0] + "/" + (c[2].empty() ? "" : c[2] + "/") + c[1];
+    r[name] = run_ok(cat(cat(args, every), sizes("1MiB", "16MiB", "16")),
+                     "auto_every_" + std::to_string(r.size()));
+    ASSERT_FALSE(r[name].is_null()) << name;
+  }
+  for (uint64_t S : {1ull << 20, 16ull << 20}) {
+    double best = 1e300;
+    std::string best_name;
+    for (const auto& [name, res] : r) {
+      if (name == "auto/auto") continue;
+      const double t = row_of(res, S)["time_us"].get<double>();
+      if (t < best) {
+        best = t;
+        best_name = name;
+      }
+    }
+    const json row = row_of(r["auto/auto"], S);
+    RecordProperty("auto_" + std::to_string(S >> 20) + "MiB",
+                   row["algorithm"].get<std::string>() + " " +
+                       std::to_string(row["time_us"].get<double>()));
+    EXPECT_LE(row["time_us"].get<double>(), best * 1.03)
+        << S << " B: auto picked " << row["algorithm"] << ", fastest " << best_name << " "
+        << best;
+  }
+  // The mechanism: at 1 MiB two slices double the steps through the connection's slots,
+  // so hierarchical_nvls/2 is at least 30% slower than /1 (83.56 against
+  // 51.85 us), where more slices would only shorten a pipeline.
+  EXPECT_GT(row_of(r["hierarchical_nvls/2/simple"], 1ull << 20)["time_us"].get<double>(),
+            1.3 * row_of(r["hierarchical_nvls/1/simple"], 1ull << 20)["time_us"].get<double>());
+}
+
 // Acceptance 3 of the collectives issue, small side: on 16 nodes x 8 GPUs (128 ranks) a
 // 1 KiB all-reduce is latency-bound; the ring's 2(n-1) = 254 dependent steps each cost a
 // fence+flag round over InfiniBand (~1.2 us), while halving-doubling has 14 and the
