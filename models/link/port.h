@@ -76,6 +76,10 @@ class PortOwner {
   virtual void tx_pop(int port, Packet* p) = 0;
   // A transaction arrived on `port` (at its head or tail time, per rx_at_head).
   virtual void rx_arrive(int port, Packet* p) = 0;
+  // Does rx_arrive read the packet's message fields (its second cache line: msg_id,
+  // inject_ps; an endpoint's delivery)? Then the port fetches that line too, ahead of the
+  // arrival. Asked once, at end of elaboration. Default: no (a switch reads the first).
+  virtual bool rx_reads_message() const { return false; }
   // Faults: a transaction this owner gave port `port`, which its link failure cut and its
   // link-level replay kept, comes back because the link is still down when the failure is
   // detected: the owner sends it again on another route (or holds it until it has one).
@@ -345,6 +349,7 @@ class Port : public sc_core::sc_module,
   // into the transmitter's own credit_fifo_, as before.
   Fifo<CreditReturn> returns_;   // credits this receiver returned to bw_port_, in order
   bool returns_here_ = false;    // this receiver keeps them (both ends plain Ports)
+  bool rx_message_ = false;      // owner_->rx_reads_message()
   bool up_waiting_ = false;      // bw_port_ waits for credits (returns_here_ only)
   Fifo<CreditReturn>* credit_q_ = &credit_fifo_;  // this transmitter's returns
   Port* credit_host_ = nullptr;  // the receiver whose returns_ credit_q_ is, or nullptr
