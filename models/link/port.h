@@ -343,7 +343,8 @@ class Port : public sc_core::sc_module,
   // receiving port's own block, which the release reads anyway, not the transmitter's
   // (a cold port block per hop on a large fabric: ~70% of nb_transport_bw's time on
   // NVL576). The transmitter reads them where it pushes its arrivals (credit_q_), a block
-  // it fetches for every transmission anyway. up_waiting_ mirrors the transmitter's
+  // it fetches for every transmission anyway. (Measured: the cold line moves to the
+  // transmitter's read rather than going away; docs/performance.md, 2026-12-02.) up_waiting_ mirrors the transmitter's
   // stall_since_ != UINT64_MAX (set_stall), for the wake-up a return gives a waiting one.
   // Other bindings (an OCS's LightPort in between) return credits through the socket
   // into the transmitter's own credit_fifo_, as before.
