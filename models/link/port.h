@@ -12,7 +12,8 @@
 //    nb_transport_bw(pkt, CREDIT_RETURN, delay) on its rx socket with delay = time until
 //    the buffer space is free + propagation; the sender reads pkt.vc and pkt.link_bytes
 //    during the call and does not keep the reference. A sender starts a transaction only
-//    when it holds credits for all of its wire bytes.
+//    when it holds credits for all of its wire bytes. Between two plain Ports the receiver
+//    keeps the returns instead (returns_, below): the same times, order and wake-ups.
 // Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs
 // (arrival order equals send order on a link). Arrivals have one pending event; credit
 // returns are absorbed when the transmitter next looks, and wake it only while it waits.
