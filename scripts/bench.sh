@@ -9,7 +9,8 @@
 #   scripts/bench.sh [--quick] [--only CASE]... [--out DIR]
 #
 # Cases, in the order they run:
-#   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~10 s
+#   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~2.4 s
+#           CPU at load 12-13 (2026-12-02: 6.2M packet-hops per CPU s, target 6M)
 #   pp1g    per-packet, one 1 GiB all-reduce: 235M packet-hops, ~2.5 min
 #   agg1g   aggregated as shipped (16 KiB transactions for messages of 512 KiB and more:
 #           every 512 KiB chunk; acks and flags per packet), one 1 GiB: ~2 s
@@ -19,9 +20,10 @@
 #           packet-hops over 72 GPUs x 18 links, ~40 s CPU (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
 #   a2a576  configs/nvl576_two_tier.yaml per-packet, direct all-to-all of 1 MiB per GPU
-#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~28-31 s CPU
-#           at load 11-12 (73-89 s wall, 1.8 GiB max RSS), ~2.5 s of it fixed (2026-12-01:
-#           0.77M packet-hops per CPU s, target 3M)
+#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~33-47 s CPU
+#           at load 11-15 (120-240 s wall, 1.8 GiB max RSS; ~3.6M packets alive at the
+#           peak), ~2.5 s of it fixed and ~5 s writing --out (2026-12-02: 0.55-0.66M
+#           packet-hops per CPU s, target 3M)
 #           (the per-hop cost of the largest shipped fabric; elaboration included)
 #   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
 #           1 GiB ring all-reduce (~30 s CPU, ~2.3 GiB) and one hierarchical (~2 s CPU);
@@ -44,7 +46,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
     --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
-    -h|--help) sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift

@@ -107,6 +107,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   Packet* tx_peek(int port) override;
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
+  bool rx_reads_message() const override { return true; }  // msg_id, inject_ps
 
   // Faults (docs/architecture.md, "Faults"). A transaction a failed link cut and its
   // replay kept comes back: it goes out again on any port that reaches its destination,

@@ -51,6 +51,14 @@ Port* plain_port(If* i) {
 void Port::end_of_elaboration() {
   fw_port_ = plain_port(tx.get_base_port().get_interface());
   bw_port_ = plain_port(rx.get_base_port().get_interface());
+  // Both ends plain Ports: the receiver keeps the credit returns (returns_). Each end
+  // decides from both sockets' bindings, so the two agree whichever runs first.
+  if (fw_port_ && plain_port(fw_port_->rx.get_base_port().get_interface()) == this) {
+    credit_host_ = fw_port_;
+    credit_q_ = &fw_port_->returns_;
+  }
+  returns_here_ = bw_port_ && plain_port(bw_port_->tx.get_base_port().get_interface()) == this;
+  rx_message_ = owner_->rx_reads_message();
 }
 
 void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed,
@@ -102,6 +110,7 @@ void Port::tx_step(uint64_t t) {
   if (fw_port_) {
     __builtin_prefetch(&fw_port_->arrivals_, 1);
     __builtin_prefetch(&fw_port_->c_, 1);
+    __builtin_prefetch(credit_q_);  // the peer's returns_ (returns_here_), or ours
   }
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
@@ -111,18 +120,18 @@ void Port::tx_step(uint64_t t) {
   const uint64_t wire = layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
-    if (stall_since_ == UINT64_MAX) stall_since_ = t;
+    if (stall_since_ == UINT64_MAX) set_stall(t);
     if (replay_stall_since_ != UINT64_MAX) {  // now waiting for credits: count each wait once
       c_.replay_stall_ps += t - replay_stall_since_;
       replay_stall_since_ = UINT64_MAX;
     }
     // Wake when the next credit return lands (or, if none is in flight, when one is sent).
-    if (!credit_fifo_.empty()) sched.set(credit_alarm_, credit_fifo_.front().at_ps);
+    if (!credit_q_->empty()) sched.set(credit_alarm_, credit_q_->front().at_ps);
     return;
   }
   if (stall_since_ != UINT64_MAX) {
     c_.credit_stall_ps += t - stall_since_;
-    stall_since_ = UINT64_MAX;
+    set_stall(UINT64_MAX);
   }
   if (retry_) {
     // Acks are absorbed lazily like credits; a full replay buffer waits for the next one.
@@ -185,7 +194,10 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   c_.rx_payload_bytes += p.payload_bytes;
   c_.rx_packets += p.npackets;
   ++c_.rx_transactions;
-  if (was_empty) Scheduler::instance().set(rx_alarm_, at, &p);
+  if (was_empty) {
+    if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(&p) + 64);  // as rx_method
+    Scheduler::instance().set(rx_alarm_, at, &p);
+  }
   return tlm::TLM_ACCEPTED;
 }
 
@@ -194,15 +206,24 @@ void Port::rx_method() {
   while (!arrivals_.empty()) {
     const Arrival a = arrivals_.front();
     if (a.at_ps > t) {
+      // The next arrival's packet was last touched when it was sent, and an endpoint
+      // reads its second line too (the message): start fetching them now, ahead of the
+      // calendar's own prefetch of the hinted first line a few wake-ups before it is due,
+      // so that what is read then comes from a nearer cache (docs/performance.md).
+      __builtin_prefetch(a.p);
+      if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(a.p) + 64);
       Scheduler::instance().set(rx_alarm_, a.at_ps, a.p);
       return;
     }
     arrivals_.pop();
     Packet* p = a.p;
     // Its credits go back to the sender soon (a switch: when it crosses the crossbar):
-    // start fetching the sender's credit state, cold on a large fabric, now.
-    __builtin_prefetch(&peer_->stall_since_);
-    __builtin_prefetch(&peer_->credit_fifo_);
+    // start fetching the sender's credit state, cold on a large fabric, now (kept here
+    // when returns_here_: nothing of the sender's to fetch).
+    if (!returns_here_) {
+      __builtin_prefetch(&peer_->stall_since_);
+      __builtin_prefetch(&peer_->credit_fifo_);
+    }
     owner_->rx_arrive(index_, p);
   }
 }
@@ -212,6 +233,14 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
   uint64_t at = now() + after_ps + peer_latency_ps_;
   if (at < last_release_at_) at = last_release_at_;
   last_release_at_ = at;
+  if (__builtin_expect(returns_here_, 1)) {
+    // = bw_port_->nb_transport_bw, with the FIFO kept here (returns_): in order by
+    // construction (last_release_at_), and the same wake-up of a waiting transmitter.
+    const bool was_empty = returns_.empty();
+    returns_.push(CreditReturn{at, p->vc, p->link_bytes});
+    if (was_empty && up_waiting_) Scheduler::instance().set(bw_port_->credit_alarm_, at);
+    return;
+  }
   sc_time d = sc_time::from_value(at - now());
   if (__builtin_expect(bw_port_ != nullptr, 1))
     bw_port_->Port::nb_transport_bw(*p, ph, d);  // = rx->nb_transport_bw (end_of_elaboration)
@@ -233,8 +262,9 @@ tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
 }
 
 void Port::absorb_credits(uint64_t t) {
-  while (!credit_fifo_.empty() && credit_fifo_.front().at_ps <= t) {
-    const CreditReturn c = credit_fifo_.pop();
+  Fifo<CreditReturn>& q = *credit_q_;
+  while (!q.empty() && q.front().at_ps <= t) {
+    const CreditReturn c = q.pop();
     credits_[c.vc] += c.bytes;
     FABRICSIM_ASSERT(credits_[c.vc] <= peer_rx_buffer_bytes_,
                      display_name_ + ": more credits returned than the buffer holds");
@@ -246,7 +276,7 @@ constexpr uint64_t kUnlimited = UINT64_MAX / 4;
 
 uint64_t Port::idle_at() const {
   uint64_t t = std::max(busy_until_, last_release_at_);
-  if (!credit_fifo_.empty()) t = std::max(t, credit_fifo_.at(credit_fifo_.size() - 1).at_ps);
+  if (!credit_q_->empty()) t = std::max(t, credit_q_->at(credit_q_->size() - 1).at_ps);
   if (!acks_.empty()) t = std::max(t, acks_.at(acks_.size() - 1).at_ps);
   return t;
 }
@@ -259,7 +289,8 @@ void Port::reset() {
                          credits_[vc] > kUnlimited / 2,  // credit-free rx
                      display_name_ + ": reset with credits out");
   while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
-  stall_since_ = replay_stall_since_ = UINT64_MAX;
+  set_stall(UINT64_MAX);
+  replay_stall_since_ = UINT64_MAX;
   std::fill(std::begin(pause_until_), std::end(pause_until_), uint64_t(0));  // no pause carried
   if (layer_) layer_->reset();
 }

@@ -12,7 +12,8 @@
 //    nb_transport_bw(pkt, CREDIT_RETURN, delay) on its rx socket with delay = time until
 //    the buffer space is free + propagation; the sender reads pkt.vc and pkt.link_bytes
 //    during the call and does not keep the reference. A sender starts a transaction only
-//    when it holds credits for all of its wire bytes.
+//    when it holds credits for all of its wire bytes. Between two plain Ports the receiver
+//    keeps the returns instead (returns_, below): the same times, order and wake-ups.
 // Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs
 // (arrival order equals send order on a link). Arrivals have one pending event; credit
 // returns are absorbed when the transmitter next looks, and wake it only while it waits.
@@ -76,6 +77,10 @@ class PortOwner {
   virtual void tx_pop(int port, Packet* p) = 0;
   // A transaction arrived on `port` (at its head or tail time, per rx_at_head).
   virtual void rx_arrive(int port, Packet* p) = 0;
+  // Does rx_arrive read the packet's message fields (its second cache line: msg_id,
+  // inject_ps; an endpoint's delivery)? Then the port fetches that line too, ahead of the
+  // arrival. Asked once, at end of elaboration. Default: no (a switch reads the first).
+  virtual bool rx_reads_message() const { return false; }
   // Faults: a transaction this owner gave port `port`, which its link failure cut and its
   // link-level replay kept, comes back because the link is still down when the failure is
   // detected: the owner sends it again on another route (or holds it until it has one).
@@ -273,6 +278,11 @@ class Port : public sc_core::sc_module,
   void rx_method();
   void credit_method();
   void absorb_credits(uint64_t t);
+  // Every change of stall_since_ goes through here (up_waiting_ mirrors it).
+  void set_stall(uint64_t since) {
+    stall_since_ = since;
+    if (credit_host_) credit_host_->up_waiting_ = since != UINT64_MAX;
+  }
   [[gnu::cold, gnu::noinline]] void tell_probe(uint64_t from_ps, uint64_t to_ps);
   RetryCounters retry_counters() const {
     return layer_ ? layer_->retry_counters() : RetryCounters{};  // none before attach()
@@ -329,6 +339,22 @@ class Port : public sc_core::sc_module,
   PortProbe* probe_ = nullptr;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
   Fifo<Arrival> arrivals_;
+  // Credit returns are kept by the receiver that sends them, beside its arrivals, when
+  // both ends of the link are plain Ports (returns_here_): a return then writes only the
+  // receiving port's own block, which the release reads anyway, not the transmitter's
+  // (a cold port block per hop on a large fabric: ~70% of nb_transport_bw's time on
+  // NVL576). The transmitter reads them where it pushes its arrivals (credit_q_), a block
+  // it fetches for every transmission anyway. (Measured: the cold line moves to the
+  // transmitter's read rather than going away; docs/performance.md, 2026-12-02.) up_waiting_ mirrors the transmitter's
+  // stall_since_ != UINT64_MAX (set_stall), for the wake-up a return gives a waiting one.
+  // Other bindings (an OCS's LightPort in between) return credits through the socket
+  // into the transmitter's own credit_fifo_, as before.
+  Fifo<CreditReturn> returns_;   // credits this receiver returned to bw_port_, in order
+  bool returns_here_ = false;    // this receiver keeps them (both ends plain Ports)
+  bool rx_message_ = false;      // owner_->rx_reads_message()
+  bool up_waiting_ = false;      // bw_port_ waits for credits (returns_here_ only)
+  Fifo<CreditReturn>* credit_q_ = &credit_fifo_;  // this transmitter's returns
+  Port* credit_host_ = nullptr;  // the receiver whose returns_ credit_q_ is, or nullptr
   Fifo<CreditReturn> credit_fifo_;
   // The at_ps of the credit return pushed last: the in-order check of nb_transport_bw reads
   // it here, beside the FIFO's header, instead of the FIFO's last entry (a cold heap line

@@ -43,7 +43,7 @@ void Port::link_down() {
   if (busy_until_ > t) busy_until_ = t;
   if (stall_since_ != UINT64_MAX) {
     c_.credit_stall_ps += t - stall_since_;
-    stall_since_ = UINT64_MAX;
+    set_stall(UINT64_MAX);
   }
   if (replay_stall_since_ != UINT64_MAX) {
     c_.replay_stall_ps += t - replay_stall_since_;
@@ -127,7 +127,8 @@ std::string Port::credits_check() const {
   if (!attached_) return "";
   if (!peer_ || !peer_->credit_free_rx_) {
     std::vector<uint64_t> c(credits_, credits_ + vcs_);
-    for (size_t i = 0; i < credit_fifo_.size(); ++i) c[credit_fifo_.at(i).vc] += credit_fifo_.at(i).bytes;
+    const Fifo<CreditReturn>& q = *credit_q_;
+    for (size_t i = 0; i < q.size(); ++i) c[q.at(i).vc] += q.at(i).bytes;
     for (size_t vc = 0; vc < c.size(); ++vc)
       if (c[vc] != peer_link_.rx_buffer_bytes)
         return display_name_ + ": " + std::to_string(c[vc]) + " B of credits on vc " +
