@@ -533,9 +533,7 @@ int app_main(const std::vector<std::string>& args) {
       std::cout << spec.file << ": ok (" << spec.graph.devices.size() << " devices, "
                 << spec.graph.links.size() << " links, " << spec.ranks.size() << " ranks)\n"
                 << "# estimate: " << spec.estimate.text << "\n";
-      if (spec.workload.channels_auto)
-        std::cout << "# channels: auto = " << spec.workload.channels << " (NCCL's graph search: "
-                  << spec.workload.channels_rule << ")\n";
+      if (spec.workload.channels_auto) std::cout << "# " << spec.workload.channels_rule << "\n";
       return kExitOk;
     }
     if (o.command == "compare") {

@@ -50,9 +50,7 @@ void print_table(std::ostream& os, const SystemSpec& spec, const std::vector<Row
   os << "# fabricsim: " << spec.name << ", " << spec.workload.algorithm << " "
      << spec.workload.collective << ", " << spec.ranks.size() << " ranks, seed " << spec.seed
      << "\n";
-  if (spec.workload.channels_auto)
-    os << "# channels: auto = " << spec.workload.channels << " (NCCL's graph search: "
-       << spec.workload.channels_rule << ")\n";
+  if (spec.workload.channels_auto) os << "# " << spec.workload.channels_rule << "\n";
   os << "# algbw = size / time; busbw = " << busbw_rule(spec.workload.collective)
      << " (nccl-tests); GB/s = 1e9 B/s, per direction\n#\n";
   std::snprintf(buf, sizeof buf, "# %12s %12s %8s %6s %10s %12s %9s %9s %7s\n", "size", "count",

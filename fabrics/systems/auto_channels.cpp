@@ -89,10 +89,9 @@ void resolve_auto_channels(SystemSpec& spec, const cfg::Params& p) {
     first = false;
   }
   if (first) return;
-  if (least.channels > 64)
-    least.channels = 64;
-  w.channels = least.channels;
-  w.channels_rule = least.text();
+  w.channels = least.channels;  // at most MAXCHANNELS (64): nccl_channels caps it
+  w.channels_rule = "channels: auto = " + std::to_string(least.channels) +
+                    " (NCCL's graph search: " + least.text() + ")";
   nlohmann::json& j = spec.resolved["workload"]["channels_auto"];
   j["channels"] = least.channels;
   j["searched"] = least.searched;

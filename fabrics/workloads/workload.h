@@ -77,7 +77,7 @@ struct WorkloadSpec {
   // channels of two trees each (NCCL's channels c and c + n/2 are one tree pair).
   bool channels_auto = false;
   int nccl_compute_capability = 90;  // x10, the search's speed arrays (channels: auto)
-  std::string channels_rule;         // how auto found its count, for the summary
+  std::string channels_rule;         // "channels: auto = N (how)", for the summary and check
   uint64_t chunk_bytes = 0;
   int slices = 0;            // all_reduce hierarchical: pipeline slices per channel
   std::vector<int> torus;    // the torus the ranks form (tpu_pod), for torus algorithms

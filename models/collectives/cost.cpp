@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <set>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -500,7 +501,8 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
     // (AlgoCost::connection_s): the busiest proxy connection of the reference.
     if (cost.store_forward && cost.stream_steps <= 0 && f.slots > 0) {
       std::map<std::tuple<int, int, int32_t>, std::pair<double, double>> conns;  // sends, largest
-      std::map<std::pair<int, int>, std::map<std::pair<int, int32_t>, int>> on_group;
+      // (rank, NIC group) -> its proxy connections (peer, stream)
+      std::map<std::pair<int, int>, std::set<std::pair<int, int32_t>>> on_group;
       for (int r = 0; r < reps; ++r)
         for (const Op& op : prog(r))
           if (op.kind == OpKind::kSend) {
@@ -509,7 +511,7 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
             auto& x = conns[{r, op.peer, op.stream}];
             x.first += 1;
             x.second = std::max(x.second, static_cast<double>(op.count) * elem_bytes);
-            on_group[{r, c.group}][{op.peer, op.stream}] = 1;
+            on_group[{r, c.group}].insert({op.peer, op.stream});
             cost.conn_alpha_s = std::max(cost.conn_alpha_s, alpha(r, op.peer));
             cost.slot_cycle_s = std::max(
                 cost.slot_cycle_s, alpha(r, op.peer) + pc.proxy_head_s + f.path(op.peer, r).trip_s);
