@@ -456,9 +456,13 @@ AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f
       protos.push_back(coll::Protocol::kLL);
       if (ll128) protos.push_back(coll::Protocol::kLL128);
     }
-    // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
-    // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
-    const int channels = name == "ring" ? w.channels : 1;
+    // Channels decide which rails a rail-aligned ring uses, and across nodes which NICs
+    // the tree's chains cross (channel c's heads sit on local ranks 2c and 2c + 1 mod L:
+    // one channel puts every node crossing on two NICs of the eight); the other
+    // algorithms' per-port volumes do not depend on them (and one channel keeps direct's
+    // n^2 deps small).
+    const bool across_nodes = spec.domain_size > 0 && spec.domain_size < a.ranks;
+    const int channels = name == "ring" || (name == "tree" && across_nodes) ? w.channels : 1;
     const bool sliced = coll::has_levels(w.collective, name) && w.algorithm == "auto";
     for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices}) {
       // One schedule per (algorithm, slices), costed for every protocol.

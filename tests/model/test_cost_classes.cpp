@@ -216,6 +216,17 @@ TEST(CostClasses, DISABLED_ReportCandidates) {
       std::printf("  %-28s %12.3f us  (latency %10.3f us, %8.3f GB/s)\n", a.label(i).c_str(),
                   a.time_s(i, bytes) * 1e6, a.costs[i].latency_s * 1e6,
                   1e-9 / a.costs[i].s_per_byte);
+    if (std::getenv("FABRICSIM_REPORT_TERMS"))  // the protocol model's terms (coll::AlgoCost)
+      for (size_t i : a.ranked(bytes)) {
+        const coll::AlgoCost& k = a.costs[i];
+        std::printf("  %-28s steps %g chain %g stream/B %.4f sent/B %.4f sync %.3f us "
+                    "proxy share %.3f sync %.3f us NIC %.2f GB/s frac %.4f ref_ch %d queued %g "
+                    "(hold %.3f us)\n",
+                    a.label(i).c_str(), k.stream_steps, k.chain_steps, k.stream_per_byte,
+                    k.sent_per_byte, k.piece_sync_s * 1e6, k.proxy_share, k.proxy_sync_s * 1e6,
+                    k.proxy_Bps * 1e-9, k.proxy_channel_frac, k.ref_channels, k.chain_queued,
+                    k.chain_queued_hold_s * 1e6);
+      }
   }
 }
 TEST(CostClasses, DISABLED_ReportRail16k) { report_auto("rail_16k_h100_flow.yaml"); }
