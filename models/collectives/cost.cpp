@@ -390,7 +390,14 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
   // or with slices as a pipeline (max plus 1/depth of the rest). Point-to-point schedules
   // are symmetric and only their sends are counted; with in-switch ops both directions
   // are (up: GPU -> fabric, down: fabric -> GPU), and the switches' engines.
-  const bool phased = algorithm == "hierarchical" || algorithm == "hierarchical_nvls";
+  // The tree across nodes: a piece is reduced up its node's chain over NVLink, then up and
+  // down the tree of nodes over the NICs, then down the chain; with the few pieces per
+  // stream NCCL's chunking leaves (8 to 16 against 2 D hops) the levels barely overlap, so
+  // its NVLink and NIC groups are costed in sequence, as hierarchical's phases (2 x DGX
+  // H100, 64 MiB, tree/simple: 449.58 us simulated, NVLink 326 + NIC 169 us).
+  const bool tree_levels = algorithm == "tree" && f.domain_size > 0 && f.domain_size < n;
+  const bool phased =
+      algorithm == "hierarchical" || algorithm == "hierarchical_nvls" || tree_levels;
   // Pipeline depth of a phased schedule: its slices; hierarchical_nvls also reduces, sends
   // across and stores each slice sub-block by sub-block (N per slice, in the order the
   // ring across domains moves them), so its levels already overlap per sub-block.
