@@ -14,6 +14,7 @@
 #include "models/core/errors.h"
 #include "models/core/packet.h"
 #include "models/endpoint/endpoint_params.h"
+#include "models/nic/nic_params.h"
 #include "models/nvlink/nvls_params.h"
 #include "models/switch/switch_params.h"
 
@@ -146,7 +147,22 @@ class PathFinder {
       double bps = 0;
       for (int port : ports) {
         const LinkParams& lp = *link_of.at({sdev, port});
-        bps += double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
+        double port_Bps = double(lp.rate_bps) / 8.0 * lp.framing->efficiency(lp.packet_payload);
+        // A port into a scale-out NIC device (the PCIe port of the rail Ethernet configs):
+        // its traffic leaves through the NIC's network port, whichever is slower (PCIe Gen5
+        // x16 62.65 GB/s of payload, 400G Ethernet 48.72 GB/s at 4,032 B per frame).
+        const topo::LinkEnd nic = spec_->graph.peer(sdev, port);
+        if (nic.device >= 0)
+          if (const NicParams* np = spec_->type_of(nic.device).find<NicParams>("nic")) {
+            const int net = np->host_ports;  // the network port follows the host ports
+            if (net < spec_->graph.devices[size_t(nic.device)].ports &&
+                link_at_[size_t(nic.device)][size_t(net)] >= 0) {
+              const LinkParams& wp = *link_of.at({nic.device, net});
+              port_Bps = std::min(port_Bps, double(wp.rate_bps) / 8.0 *
+                                                wp.framing->efficiency(wp.packet_payload));
+            }
+          }
+        bps += port_Bps;
       }
       rate_[size_t(r)].push_back(bps);
     }
@@ -186,6 +202,10 @@ class PathFinder {
         dev = g.peer(dev, port).device;
         if (const SwitchParams* sp = spec.type_of(dev).find<SwitchParams>("switch_frame"))
           t += double(sp->pipeline_latency_ps) * 1e-12;
+        // A scale-out NIC device adds its pipeline to every packet arriving from a host or
+        // the network (models/nic/nic.h): twice per trip between two GPUs behind NICs.
+        if (const NicParams* np = spec.type_of(dev).find<NicParams>("nic"))
+          t += double(np->pipeline_latency_ps) * 1e-12;
       }
       pc = coll::PathCost{trips * t, grp, t};
       // Under the protocol model a route that leaves through a NIC port (numbered after the
@@ -456,9 +476,13 @@ AutoChooser make_auto_chooser(const SystemSpec& spec, const coll::FabricCosts& f
       protos.push_back(coll::Protocol::kLL);
       if (ll128) protos.push_back(coll::Protocol::kLL128);
     }
-    // Channels decide which rails a rail-aligned ring uses; the other algorithms' per-port
-    // volumes do not depend on them (and one channel keeps direct's n^2 deps small).
-    const int channels = name == "ring" ? w.channels : 1;
+    // Channels decide which rails a rail-aligned ring uses, and across nodes which NICs
+    // the tree's chains cross (channel c's heads sit on local ranks 2c and 2c + 1 mod L:
+    // one channel puts every node crossing on two NICs of the eight); the other
+    // algorithms' per-port volumes do not depend on them (and one channel keeps direct's
+    // n^2 deps small).
+    const bool across_nodes = spec.domain_size > 0 && spec.domain_size < a.ranks;
+    const int channels = name == "ring" || (name == "tree" && across_nodes) ? w.channels : 1;
     const bool sliced = coll::has_levels(w.collective, name) && w.algorithm == "auto";
     for (int m : sliced ? std::vector<int>{1, 2, 4, 8} : std::vector<int>{w.slices}) {
       // One schedule per (algorithm, slices), costed for every protocol.

@@ -32,15 +32,17 @@ double AlgoCost::time_s(double bytes, int channels, double piece_bytes) const {
   const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(per_step / piece_bytes)) : 1.0;
   double pass = stream_steps * pieces * piece_sync_step_s(per_step / pieces, channels);
   if (channel_Bps > 0) pass += per_channel * line_factor / channel_Bps;
+  const double msg = stream_msg_per_byte * bytes * ref_channels / std::max(channels, 1);
+  const double piece = piece_bytes > 0 ? std::min(msg, piece_bytes) : msg;
+  const double piece_pass = channel_Bps > 0 ? piece * line_factor / channel_Bps : 0.0;
   if (chain_steps > stream_steps) {
     // The pipeline's fill: every further step of the longest chain forwards a whole piece
     // (its pass at the channel rate, then its dependent step) before the next hop starts.
-    const double msg = stream_msg_per_byte * bytes * ref_channels / std::max(channels, 1);
-    const double piece = piece_bytes > 0 ? std::min(msg, piece_bytes) : msg;
-    pass += (chain_steps - stream_steps) *
-            (piece_sync_step_s(piece, channels) +
-             (channel_Bps > 0 ? piece * line_factor / channel_Bps : 0.0));
+    pass += (chain_steps - stream_steps) * (piece_sync_step_s(piece, channels) + piece_pass);
   }
+  // The chain's sends that wait in their stream behind the sends issued with them: the
+  // first piece waits for those passes and holds on every such hop.
+  pass += chain_queued * piece_pass + chain_queued_hold_s;
   return base_s + std::max(link, pass);
 }
 
@@ -142,7 +144,24 @@ CostPrograms cost_programs(const std::string& collective, const std::string& alg
 struct ChainHops {
   uint32_t hops = 0, proxy_hops = 0;
   double local_alpha_s = 0;
+  // Sends on the chain that waited in their stream behind sends issued with them (same
+  // stream, same deps, earlier in program order: a tree head's down sends to its chain
+  // child and its child nodes), and what those earlier sends held the stream for beyond
+  // their pass (StreamQueue::hold_s).
+  uint32_t queued = 0;
+  double queued_hold_s = 0;
 };
+
+// Of two chains ending at t1 and t2, whether the first is the later: by time, and on a tie
+// (the same hops in another order, or mirrored branches of a tree) the one whose sends
+// waited longer in their streams.
+// A tie is within 1e-9 relative (sums of the same hops in another order); chains without
+// queued sends compare by time alone.
+bool later(double t1, const ChainHops& h1, double t2, const ChainHops& h2) {
+  const double eps = 1e-9 * std::max(std::abs(t1), std::abs(t2));
+  if (h1.queued != h2.queued && std::abs(t1 - t2) <= eps) return h1.queued > h2.queued;
+  return t1 > t2;
+}
 
 // Over every send of the walk that crosses a proxy hop: the earliest start and the latest
 // arrival (AlgoCost's connection term).
@@ -160,10 +179,13 @@ struct ProxySpan {
 // `latest_hops`: the hops of the chain that ends last (ChainHops); hops are the streams'
 // sends (the pass term's steps), not in-switch ops; proxy_hop(src, dst) says which sends
 // cross a network proxy.
+// `hold(src, dst)`: how long a send src -> dst holds its stream beyond its pass (the
+// queue a later send of the same stream waits in; ChainHops::queued).
 double chain_latency_s(const std::string& collective, const std::string& algorithm,
                        const CostPrograms& cp, const std::function<double(int, int)>& alpha,
                        const std::function<const NvlsPath&(int)>& nvls,
                        const std::function<bool(int, int)>& proxy_hop,
+                       const std::function<double(int, int)>& hold,
                        ChainHops* latest_hops, ProxySpan* span = nullptr) {
   const int n = cp.n, reps = cp.reps;
   const Schedule& s = cp.s;
@@ -198,6 +220,28 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
         ++need[g];
         recvs.push_back({Key{ops[i].peer, r, ops[i].tag}, uint32_t(g)});
       }
+    }
+  }
+  // Stream queues: a streamed send issued together with the sends before it in its stream
+  // (same deps, nothing else of the stream between) waits for their passes and holds.
+  std::vector<uint16_t> queued(total, 0);
+  std::vector<double> queued_hold(total, 0.0);
+  for (int r = 0; r < reps; ++r) {
+    const auto& ops = cp.prog(r);
+    std::map<int32_t, uint32_t> last_of_stream;  // stream -> its latest op so far
+    for (uint32_t i = 0; i < ops.size(); ++i) {
+      const int32_t st = ops[i].stream;
+      if (st < 0) continue;
+      auto it = last_of_stream.find(st);
+      if (ops[i].kind == OpKind::kSend && it != last_of_stream.end()) {
+        const Op& prev = ops[it->second];
+        if (prev.kind == OpKind::kSend && prev.deps == ops[i].deps) {
+          const uint64_t gp = base[r] + it->second, g = base[r] + i;
+          queued[g] = static_cast<uint16_t>(std::min<uint32_t>(queued[gp] + 1u, UINT16_MAX));
+          queued_hold[g] = queued_hold[gp] + hold(r, prev.peer);
+        }
+      }
+      last_of_stream[st] = i;
     }
   }
   for (uint64_t g = 0; g < total; ++g) first_dependent[g + 1] += first_dependent[g];
@@ -235,26 +279,32 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
     arrival_hops[it->second] = hops;
     release(q, j);
   };
-  double latest = 0;
+  double latest = 0, latest_th = 0;
   Hops latest_h{};
   std::size_t left = total;
   for (std::size_t head = 0; head < ready.size(); ++head) {
     const auto [r, i] = ready[head];
     const uint64_t g = base[r] + i;
     const Op& op = cp.prog(r)[i];
-    double t = 0;
+    // t: when the op can start (the latest input); h: the hops of the chain that sets it
+    // (on a tie, the one whose sends queued most: later()).
+    double t = 0, th = 0;
     Hops h{};
-    for (uint32_t dep : op.deps)
-      if (done[base[r] + dep] > t) {
-        t = done[base[r] + dep];
+    for (uint32_t dep : op.deps) {
+      const double d = done[base[r] + dep];
+      if (later(d, done_hops[base[r] + dep], th, h)) {
+        th = d;
         h = done_hops[base[r] + dep];
       }
+      t = std::max(t, d);
+    }
     switch (op.kind) {
       case OpKind::kRecv:
-        if (arrival[g] > t) {
-          t = arrival[g];
+        if (later(arrival[g], arrival_hops[g], th, h)) {
+          th = arrival[g];
           h = arrival_hops[g];
         }
+        t = std::max(t, arrival[g]);
         break;
       case OpKind::kSend: {
         const double a = alpha(r, op.peer);
@@ -262,6 +312,8 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
         const bool via_proxy = proxy_hop(r, op.peer);
         if (op.stream >= 0) {
           ++next.hops;
+          next.queued += queued[g];
+          next.queued_hold_s += queued_hold[g];
           if (via_proxy)
             ++next.proxy_hops;
           else
@@ -285,7 +337,10 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
     }
     done[g] = t;
     done_hops[g] = h;
-    if (t > latest) latest_h = h;
+    if (later(t, h, latest_th, latest_h)) {
+      latest_h = h;
+      latest_th = t;
+    }
     latest = std::max(latest, t);
     --left;
     for (uint32_t k = first_dependent[g]; k < first_dependent[g + 1]; ++k)
@@ -335,7 +390,14 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
   // or with slices as a pipeline (max plus 1/depth of the rest). Point-to-point schedules
   // are symmetric and only their sends are counted; with in-switch ops both directions
   // are (up: GPU -> fabric, down: fabric -> GPU), and the switches' engines.
-  const bool phased = algorithm == "hierarchical" || algorithm == "hierarchical_nvls";
+  // The tree across nodes: a piece is reduced up its node's chain over NVLink, then up and
+  // down the tree of nodes over the NICs, then down the chain; with the few pieces per
+  // stream NCCL's chunking leaves (8 to 16 against 2 D hops) the levels barely overlap, so
+  // its NVLink and NIC groups are costed in sequence, as hierarchical's phases (2 x DGX
+  // H100, 64 MiB, tree/simple: 449.58 us simulated, NVLink 326 + NIC 169 us).
+  const bool tree_levels = algorithm == "tree" && f.domain_size > 0 && f.domain_size < n;
+  const bool phased =
+      algorithm == "hierarchical" || algorithm == "hierarchical_nvls" || tree_levels;
   // Pipeline depth of a phased schedule: its slices; hierarchical_nvls also reduces, sends
   // across and stores each slice sub-block by sub-block (N per slice, in the order the
   // ring across domains moves them), so its levels already overlap per sub-block.
@@ -540,10 +602,18 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
   const std::function<bool(int, int)> proxy_hop = [&](int src, int dst) {
     return f.protocol_model && f.path(src, dst).proxy;
   };
+  // A streamed send holds its stream beyond its pass (engine.h): over a proxy hop until the
+  // block has written the step (Simple: and fenced it), else send_trips small-packet trips
+  // plus send_s (Simple: its data and ack, then the fence; LL/LL128: nothing).
+  const std::function<double(int, int)> hold = [&](int src, int dst) {
+    if (!f.protocol_model) return 0.0;
+    const PathCost c = f.path(src, dst);
+    return c.proxy ? pc.send_s : pc.send_trips * c.trip_s + pc.send_s;
+  };
   ChainHops hops;
   ProxySpan span;
-  cost.latency_s =
-      chain_latency_s(collective, algorithm, cp, alpha, nvls_of, proxy_hop, &hops, &span);
+  cost.latency_s = chain_latency_s(collective, algorithm, cp, alpha, nvls_of, proxy_hop, hold,
+                                   &hops, &span);
   if (cost.conn_sends > 0 && span.first_send >= 0) {
     cost.conn_first_s = span.first_send;
     cost.conn_span_s = span.last_arrival - span.first_send;
@@ -552,6 +622,8 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
   if (cost.store_forward && hops.hops > 0) cost.proxy_share = double(hops.proxy_hops) / hops.hops;
   if (f.protocol_model && cost.stream_steps > 0) {
     cost.chain_steps = hops.hops;
+    cost.chain_queued = hops.queued;
+    cost.chain_queued_hold_s = hops.queued_hold_s;
     // The steps of the longest chain are its hops, not the slowest hop of the schedule:
     // where the hops differ (leaf and spine hops of a two-tier fabric) a step costs their
     // mean along that chain. Equal hops keep the slowest (the same value up to rounding).

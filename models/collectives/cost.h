@@ -20,6 +20,10 @@
 //     are costed in sequence (the sum): measured on 16 x DGX H100 they do not overlap
 //     (64 MiB: 642 us simulated, 326 + 316 us for the two phase kinds alone), while on
 //     2 nodes the short NIC phase hides under the NVLink ones (docs/collectives.md).
+//     The tree across nodes (domain_size < ranks) likewise: a piece goes up its node's
+//     chain, across the nodes and down the chain, and with NCCL's few pieces per stream
+//     the levels barely overlap (2 x DGX H100, 64 MiB tree/simple: 449.58 us simulated,
+//     NVLink 326 + NIC 169 us).
 //     Schedules with in-switch ops are asymmetric (the switch -> GPU direction carries
 //     the switches' reads, the results and every replica), so for them both directions
 //     of a group are counted and the group's time is the busier one; header-only
@@ -153,6 +157,15 @@ struct AlgoCost {
   // 2 D such steps per piece and one send per stream: without this term it cost a small
   // packet's trip per hop (NVL576, 1 MiB: 732 us predicted, 4,918 simulated).
   double chain_steps = 0;
+  // Stream queues on that chain: a tree head's down stream sends the piece to its chain
+  // child and its child nodes one after another (their program order), so the hop to the
+  // last of them waits for the others' passes and holds. chain_queued: such waiting passes
+  // on the longest chain (on a tie, the chain with most); chain_queued_hold_s: the holds
+  // beyond the passes (Simple: a send's ack and fence). The first piece pays them on top
+  // of the fill. 16 x DGX H100, tree/ll at 1 MiB: 7 passes of 3.64 us (the root serves 2
+  // children, every other head on the critical branch 3).
+  double chain_queued = 0;
+  double chain_queued_hold_s = 0;
   double stream_msg_per_byte = 0;  // a stream's largest message per byte of S, reference
   // Schedules with several streams per channel (the tree: up and down of two trees, each
   // its own thread block in the engine): the pass term is the busiest stream's, its bytes
