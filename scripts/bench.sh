@@ -20,10 +20,10 @@
 #           packet-hops over 72 GPUs x 18 links, ~40 s CPU (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
 #   a2a576  configs/nvl576_two_tier.yaml per-packet, direct all-to-all of 1 MiB per GPU
-#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~33-47 s CPU
-#           at load 11-15 (120-240 s wall, 1.8 GiB max RSS; ~3.6M packets alive at the
-#           peak), ~2.5 s of it fixed and ~5 s writing --out (2026-12-02: 0.55-0.66M
-#           packet-hops per CPU s, target 3M)
+#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~33-35 s CPU
+#           at load 15-16 (150-350 s wall, 1.5 GiB max RSS; ~3.6M packets alive at the
+#           peak), ~2.5 s of it fixed and ~1 s writing --out (2026-12-02 morning:
+#           0.62-0.66M packet-hops per CPU s, target 3M)
 #           (the per-hop cost of the largest shipped fabric; elaboration included)
 #   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
 #           1 GiB ring all-reduce (~30 s CPU, ~2.3 GiB) and one hierarchical (~2 s CPU);

@@ -456,7 +456,9 @@ int run(const Options& o, const std::vector<std::string>& args) {
     print_cost(std::cout, cost);
   }
   if (o.out) {
-    nlohmann::json j = results_json(spec, rows, sys.stats(now), checks, cost, join_args(args));
+    // The statistics go in as results_text writes the file, one entry at a time.
+    nlohmann::json j =
+        results_json(spec, rows, nlohmann::json::object(), checks, cost, join_args(args));
     j["link_retry"] = {{"crc_errors", retry.crc_errors},
                        {"replays", retry.replays},
                        {"replay_wire_bytes", retry.replay_wire_bytes},
@@ -489,7 +491,8 @@ int run(const Options& o, const std::vector<std::string>& args) {
     if (!w.phases.empty() && !obs->windows().empty())
       j["rows"][j["rows"].size() - 1]["energy"] = energy_json(spec, *obs, 0);
     const std::filesystem::path file = out_dir / "results.json";
-    write_file_atomic(file.string(), json_text(structured_results(j, *obs, jobs)));
+    write_file_atomic(file.string(),
+                      results_text(j, sys.stats_registry(), now, *obs, jobs));
     if (!o.quiet) std::cout << "# results: " << file.string() << "\n";
     write_tables(out_dir, rows, jobs ? &j["rows"] : nullptr, *obs);
   }

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -142,39 +143,6 @@ void write_file(const std::filesystem::path& path, const std::string& text) {
   write_file_atomic(path.string(), text, "");
 }
 
-nlohmann::json window_json(const Observation& obs, size_t w) {
-  const WindowStats& ws = obs.windows().at(w);
-  nlohmann::json j;
-  j["label"] = ws.label;
-  j["start_ps"] = ws.start_ps;
-  j["end_ps"] = ws.end_ps;
-  if (ws.bottleneck >= 0)
-    j["bottleneck"] = {{"port", obs.ports()[size_t(ws.bottleneck)].name},
-                       {"utilisation", ws.ports[size_t(ws.bottleneck)]["utilisation"]}};
-  else
-    j["bottleneck"] = nullptr;
-  nlohmann::json ports = nlohmann::json::array();
-  for (size_t i = 0; i < ws.ports.size(); ++i) {
-    const PortInfo& p = obs.ports()[i];
-    nlohmann::json x = ws.ports[i];
-    x["name"] = p.name;
-    x["device"] = p.device;
-    x["kind"] = p.kind;
-    x["port"] = p.index;
-    ports.push_back(std::move(x));
-  }
-  j["ports"] = std::move(ports);
-  nlohmann::json devices = nlohmann::json::array();
-  for (size_t i = 0; i < ws.devices.size(); ++i) {
-    nlohmann::json x = ws.devices[i];
-    x["device"] = obs.devices()[i].first;
-    x["kind"] = obs.devices()[i].second;
-    devices.push_back(std::move(x));
-  }
-  j["devices"] = std::move(devices);
-  return j;
-}
-
 nlohmann::json energy_json(const SystemSpec& spec, const Observation& obs, size_t w) {
   const WindowStats& ws = obs.windows().at(w);
   const topo::Graph& g = spec.graph;
@@ -219,49 +187,195 @@ nlohmann::ordered_json ordered(const nlohmann::json& j) {
   }
 }
 
-}  // namespace
+// Text written piece by piece exactly as nlohmann's dump(2) writes the whole tree: a value
+// at nesting depth d is its own dump(2) with 2 d spaces after each line break (a dumped
+// string never holds a raw line break: it is escaped), members and elements separated by
+// ",\n", an empty object or array as {} or []. Invalid UTF-8 becomes U+FFFD (json_text).
+template <class J>
+void put_value(std::string& out, const J& v, size_t pad) {
+  const std::string s = v.dump(2, ' ', false, J::error_handler_t::replace);
+  if (pad == 0) {
+    out += s;
+    return;
+  }
+  size_t from = 0;
+  for (size_t nl; (nl = s.find('\n', from)) != std::string::npos; from = nl + 1) {
+    out.append(s, from, nl + 1 - from);
+    out.append(pad, ' ');
+  }
+  out.append(s, from, std::string::npos);
+}
 
-nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
-                                          bool training) {
-  nlohmann::ordered_json out = ordered(j);
-  const nlohmann::json& st = j.at("stats");
-  // Natural order: each device (graph order), then its ports by index.
-  nlohmann::ordered_json stats = nlohmann::ordered_json::object();
+// An object or array at indentation `pad`, its members or elements put one at a time.
+class Container {
+ public:
+  Container(std::string& out, size_t pad, bool object)
+      : out_(out), pad_(pad), open_(object ? '{' : '['), close_(object ? '}' : ']') {}
+  // Starts the next member (its value follows at indentation inner()).
+  void key(const std::string& k) {
+    next();
+    out_ += nlohmann::json(k).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out_ += ": ";
+  }
+  // Starts the next element.
+  void next() {
+    if (empty_) out_ += open_;
+    out_ += empty_ ? "\n" : ",\n";
+    empty_ = false;
+    out_.append(inner(), ' ');
+  }
+  size_t inner() const { return pad_ + 2; }
+  void end() {
+    if (empty_) {
+      out_ += open_;
+    } else {
+      out_ += '\n';
+      out_.append(pad_, ' ');
+    }
+    out_ += close_;
+  }
+
+ private:
+  std::string& out_;
+  size_t pad_;
+  char open_, close_;
+  bool empty_ = true;
+};
+
+// One window's statistics (rows[i].stats, job_stats[i]) at indentation `pad`: its label,
+// span and bottleneck, and its ports' and devices' statistics, in the keys' sorted order.
+void put_window(std::string& out, size_t pad, const Observation& obs, size_t w) {
+  const WindowStats& ws = obs.windows().at(w);
+  Container o(out, pad, true);
+  o.key("bottleneck");
+  if (ws.bottleneck >= 0)
+    put_value(out,
+              nlohmann::json{{"port", obs.ports()[size_t(ws.bottleneck)].name},
+                             {"utilisation", ws.ports[size_t(ws.bottleneck)]["utilisation"]}},
+              o.inner());
+  else
+    out += "null";
+  o.key("devices");
+  Container devices(out, o.inner(), false);
+  for (size_t i = 0; i < ws.devices.size(); ++i) {
+    nlohmann::json x = ws.devices[i];
+    x["device"] = obs.devices()[i].first;
+    x["kind"] = obs.devices()[i].second;
+    devices.next();
+    put_value(out, x, devices.inner());
+  }
+  devices.end();
+  o.key("end_ps");
+  out += std::to_string(ws.end_ps);
+  o.key("label");
+  put_value(out, nlohmann::json(ws.label), 0);
+  o.key("ports");
+  Container ports(out, o.inner(), false);
+  for (size_t i = 0; i < ws.ports.size(); ++i) {
+    const PortInfo& p = obs.ports()[i];
+    nlohmann::json x = ws.ports[i];
+    x["name"] = p.name;
+    x["device"] = p.device;
+    x["kind"] = p.kind;
+    x["port"] = p.index;
+    ports.next();
+    put_value(out, x, ports.inner());
+  }
+  ports.end();
+  o.key("start_ps");
+  out += std::to_string(ws.start_ps);
+  o.end();
+}
+
+// The whole run's statistics at indentation `pad`: each device (graph order) that has
+// statistics, then its ports by index, each entry with its name, kind, device (and port).
+void put_stats(std::string& out, size_t pad, const StatsRegistry& reg, uint64_t now_ps,
+               const Observation& obs) {
+  Container stats(out, pad, true);
   size_t p = 0;
   const std::vector<PortInfo>& ports = obs.ports();
   for (const auto& [device, kind] : obs.devices()) {
-    if (st.contains(device)) {
+    if (const StatsRegistry::DumpFn* fn = reg.find(device)) {
+      const nlohmann::json st = (*fn)(now_ps);
       nlohmann::ordered_json d = {{"name", device}, {"kind", kind}, {"device", device}};
-      for (auto it = st[device].begin(); it != st[device].end(); ++it)
-        d[it.key()] = ordered(it.value());
-      stats[device] = std::move(d);
+      for (auto it = st.begin(); it != st.end(); ++it) d[it.key()] = ordered(it.value());
+      stats.key(device);
+      put_value(out, d, stats.inner());
     }
     for (; p < ports.size() && ports[p].device == device; ++p) {
       const PortInfo& pi = ports[p];
       nlohmann::ordered_json x = {
           {"name", pi.name}, {"kind", pi.kind}, {"device", pi.device}, {"port", pi.index}};
-      for (auto it = st[pi.name].begin(); it != st[pi.name].end(); ++it)
-        x[it.key()] = ordered(it.value());
+      if (const StatsRegistry::DumpFn* fn = reg.find(pi.name)) {
+        const nlohmann::json st = (*fn)(now_ps);
+        for (auto it = st.begin(); it != st.end(); ++it) x[it.key()] = ordered(it.value());
+      }
       if (obs.options().histograms) {
         const nlohmann::json q = obs.queue_percentiles(p);
         for (auto it = q.begin(); it != q.end(); ++it) x[it.key()] = it.value().get<uint64_t>();
       }
-      stats[pi.name] = std::move(x);
+      stats.key(pi.name);
+      put_value(out, x, stats.inner());
     }
   }
-  out["stats"] = std::move(stats);
-  // Per-row statistics: one window per schedule the engine ran.
+  stats.end();
+}
+
+}  // namespace
+
+std::string results_text(const nlohmann::json& j, const StatsRegistry& stats, uint64_t now_ps,
+                         const Observation& obs, bool training) {
+  // The small part as one tree, with a placeholder string where each large section goes:
+  // section 0 the run's statistics, then one per window (rows[w].stats) or, for training,
+  // section 1 the job_stats array.
+  nlohmann::ordered_json out = ordered(j);
+  const auto mark = [](size_t k) { return "\x01" "fabricsim-section-" + std::to_string(k) + "\x01"; };
+  out["stats"] = mark(0);
+  size_t sections = 1;
   if (training) {
-    nlohmann::ordered_json js = nlohmann::ordered_json::array();
-    for (size_t w = 0; w < obs.windows().size(); ++w)
-      js.push_back(ordered(window_json(obs, w)));
-    out["job_stats"] = std::move(js);
+    out["job_stats"] = mark(sections++);
   } else {
     nlohmann::ordered_json& rows = out["rows"];
     for (size_t w = 0; w < rows.size() && w < obs.windows().size(); ++w)
-      rows[w]["stats"] = ordered(window_json(obs, w));
+      rows[w]["stats"] = mark(sections++);
   }
-  return out;
+  const std::string skeleton = json_text(out);
+  // Each placeholder's place in the text and the indentation of its line.
+  struct At {
+    size_t pos, len, section;
+  };
+  std::vector<At> at;
+  for (size_t k = 0; k < sections; ++k) {
+    const std::string m = nlohmann::json(mark(k)).dump();
+    const size_t pos = skeleton.find(m);
+    FABRICSIM_ASSERT(pos != std::string::npos && skeleton.find(m, pos + 1) == std::string::npos,
+                     "results.json: section placeholder " + std::to_string(k) + " not found once");
+    at.push_back({pos, m.size(), k});
+  }
+  std::sort(at.begin(), at.end(), [](const At& a, const At& b) { return a.pos < b.pos; });
+  std::string text;
+  text.reserve(skeleton.size() + 1024 * obs.ports().size() * sections);  // ~700 B a port
+  size_t from = 0;
+  for (const At& a : at) {
+    text.append(skeleton, from, a.pos - from);
+    const size_t line = skeleton.rfind('\n', a.pos) + 1;  // npos + 1 == 0: the first line
+    const size_t pad = skeleton.find_first_not_of(' ', line) - line;
+    if (a.section == 0) {
+      put_stats(text, pad, stats, now_ps, obs);
+    } else if (training) {
+      Container js(text, pad, false);
+      for (size_t w = 0; w < obs.windows().size(); ++w) {
+        js.next();
+        put_window(text, js.inner(), obs, w);
+      }
+      js.end();
+    } else {
+      put_window(text, pad, obs, a.section - 1);
+    }
+    from = a.pos + a.len;
+  }
+  text.append(skeleton, from, std::string::npos);
+  return text;
 }
 
 void write_tables(const std::filesystem::path& dir, const std::vector<RowResult>& rows,

@@ -13,6 +13,7 @@
 
 #include "fabrics/cli/results.h"
 #include "fabrics/sim/observe.h"
+#include "models/core/stats.h"
 
 namespace fabricsim {
 
@@ -37,15 +38,15 @@ void write_tables(const std::filesystem::path& dir, const std::vector<RowResult>
                   const nlohmann::json* training_rows,
                   const Observation& obs);
 
-// The per-row statistics of results.json: per row, its ports' statistics in natural order
-// and its bottleneck; the whole run's ports and devices as structured lists.
-nlohmann::json window_json(const Observation& obs, size_t window);
-
-// results.json as written: `j` (results_json and what run adds) with its stats in natural
-// order, each entry with its name, kind, device (and port index), and the per-row
-// statistics: rows[i].stats for a size sweep, job_stats[i] for the jobs of a training run.
-nlohmann::ordered_json structured_results(const nlohmann::json& j, const Observation& obs,
-                                          bool training);
+// results.json's text, as json_text of the whole tree would write it: `j` (results_json
+// and what run adds, its "stats" an empty object) with the whole run's statistics in
+// natural order (each device in graph order, then its ports; each entry with its name,
+// kind, device and port index), and the per-row statistics: rows[i].stats for a size
+// sweep, job_stats[i] for the jobs of a training run (each: label, span, bottleneck, its
+// ports' and devices' statistics). The statistics are written one port at a time from
+// `stats` and `obs`, never held as one tree (41,472 ports on NVL576: ~0.4 GiB as a tree).
+std::string results_text(const nlohmann::json& j, const StatsRegistry& stats, uint64_t now_ps,
+                         const Observation& obs, bool training);
 
 // The energy of window `w` (docs/optical.md, "Energy"), in joules: every port's wire bits
 // at its link type's energy_per_bit (links_J), the same bits at their device's

@@ -25,6 +25,8 @@ class System {
   CollectiveEngine& engine() { return *engine_; }
   // {name: counters} for every port ("sw0.port[3]") and device.
   nlohmann::json stats(uint64_t now_ps) const { return stats_.dump(now_ps); }
+  // The same, one name at a time (StatsRegistry::find).
+  const StatsRegistry& stats_registry() const { return stats_; }
   // Totals over every port: transactions and packets that crossed a link.
   uint64_t transaction_hops() const;
   uint64_t packet_hops() const;

@@ -83,6 +83,12 @@ class StatsRegistry {
   using DumpFn = std::function<nlohmann::json(uint64_t now_ps)>;
   void add(const std::string& name, DumpFn fn);
   nlohmann::json dump(uint64_t now_ps) const;
+  // The dump function registered under `name`, or nullptr: for writers that put out one
+  // entry at a time instead of the whole dump (results.json on a large fabric).
+  const DumpFn* find(const std::string& name) const {
+    const auto it = entries_.find(name);
+    return it == entries_.end() ? nullptr : &it->second;
+  }
 
  private:
   std::map<std::string, DumpFn> entries_;

@@ -35,12 +35,26 @@ def load(path):
 def strip_cost(j):
     j = dict(j); j.pop("run_cost", None); j.pop("command_line", None); return j
 
+def check_layout(path, what):
+    """results.json is written piece by piece (its statistics one port at a time) with the
+    layout of one indented dump: every line indented by 2 x its nesting depth, as a
+    re-dump of the parsed file (same keys in the same order) indents it. A section put at
+    the wrong depth, or a separator missing, fails here (or fails to parse)."""
+    with open(path) as f:
+        text = f.read()
+    j = json.loads(text)
+    again = json.dumps(j, indent=2, ensure_ascii=False) + "\n"
+    indent = lambda t: [len(l) - len(l.lstrip(" ")) for l in t.split("\n")]
+    check(indent(text) == indent(again), what + ": results.json laid out as one indented dump "
+          "(%d lines)" % text.count("\n"))
+
 def case_trace():
     """Acceptance 1: the 14-size DGX H100 sweep: per-row statistics that differ where they
     should, a time-series CSV, and a trace with events per rank, flows, counters, order."""
     d = tmp("trace")
     run("run", "configs/dgx_h100.yaml", "--out", d, "--series", "1us", "--trace", d + "/trace.json", "--quiet")
     r = load(d + "/results.json")
+    check_layout(d + "/results.json", "sweep")
     rows = r["rows"]
     check(len(rows) == 14, "14 rows")
     u = {row["size_bytes"]: row["stats"]["bottleneck"]["utilisation"] for row in rows}
@@ -151,6 +165,8 @@ def case_chakra():
     d = tmp("chakra")
     run("run", "configs/chakra_diamond.yaml", "--out", d, "--quiet")
     rows = load(d + "/results.json")["rows"]
+    check_layout(d + "/results.json", "training (job_stats)")
+    check("job_stats" in load(d + "/results.json"), "job_stats present")
     check(len(rows) == 28, "28 nodes (7 per rank on 4 ranks)")
     eps = 1e-6
     for rank in range(4):
