@@ -220,6 +220,33 @@ void RoceTransport::on_timer() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Independent measurements
+
+// What a reset keeps and what it throws away (docs/collectives.md, "Independent rows"):
+//  * kept, configuration: the parameters and the rates derived from the NIC's line rate;
+//  * kept, statistics and ledger: the counters (n_) and the queue pairs' DCQCN rate
+//    samples (folded into retired_rate_*);
+//  * reset, dynamic: every queue pair (sender and receiver side) is torn down and made
+//    again on first use as at build time: PSNs, the expected PSN and its NACK state, the
+//    pacer's next slot, DCQCN's rates, alpha, stages, byte counter and (lazy) timers, the
+//    notification point's CNP interval; the entropy (UDP source port) is drawn again
+//    from Rng(seed, "<nic>.qp.<dst>"), the same value; the ready list and retransmission
+//    timers. DCQCN's timers are lazy (no event): none keeps the fabric from settling.
+void RoceTransport::reset() {
+  FABRICSIM_ASSERT(in_flight() == 0, nic_.name() + ": transport reset with packets in flight");
+  for (const std::unique_ptr<Qp>& q : qps_) {
+    if (!q || !q->rate_samples) continue;
+    retired_rate_min_ = std::min(retired_rate_min_, q->rate_min);
+    retired_rate_sum_ += q->rate_sum;
+    retired_rate_samples_ += q->rate_samples;
+  }
+  qps_.clear();
+  rxs_.clear();
+  ready_.clear();
+  rto_.clear();
+}
+
+// ---------------------------------------------------------------------------------------
 
 uint64_t RoceTransport::in_flight() const {
   uint64_t n = 0;
@@ -246,7 +273,7 @@ void RoceTransport::add_stats(nlohmann::json& j) const {
   t["out_of_order_discarded"] = n_.out_of_order;
   t["duplicates_received"] = n_.duplicates;
   t["packets_delivered"] = n_.delivered;
-  uint64_t rmin = UINT64_MAX, rsum = 0, rn = 0;
+  uint64_t rmin = retired_rate_min_, rsum = retired_rate_sum_, rn = retired_rate_samples_;
   for (const std::unique_ptr<Qp>& q : qps_) {
     if (!q || !q->rate_samples) continue;
     rmin = std::min(rmin, q->rate_min);

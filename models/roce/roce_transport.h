@@ -43,6 +43,7 @@ class RoceTransport final : public Transport {
   void add_stats(nlohmann::json& j) const override;
   void add_to_ledger(PacketLedger& l) const override;
   uint64_t in_flight() const override;
+  void reset() override;
 
   struct Counters {
     uint64_t sent_new = 0, rtx_nack = 0, rtx_timeout = 0;
@@ -103,6 +104,8 @@ class RoceTransport final : public Transport {
   Fifo<uint32_t> ready_;
   Fifo<Rto> rto_;
   Counters n_;
+  // DCQCN rate samples of the queue pairs a reset tore down (add_stats adds the live ones).
+  uint64_t retired_rate_min_ = UINT64_MAX, retired_rate_sum_ = 0, retired_rate_samples_ = 0;
 };
 
 }  // namespace fabricsim
