@@ -222,7 +222,7 @@ void RoceTransport::on_timer() {
 // ---------------------------------------------------------------------------------------
 // Independent measurements
 
-// What a reset keeps and what it throws away (docs/collectives.md, "Independent rows"):
+// What a reset keeps and what it throws away (docs/validation.md, "Independent rows"):
 //  * kept, configuration: the parameters and the rates derived from the NIC's line rate;
 //  * kept, statistics and ledger: the counters (n_) and the queue pairs' DCQCN rate
 //    samples (folded into retired_rate_*);

@@ -411,7 +411,7 @@ void UecTransport::on_credit(Packet* a) {
 // not covered yet): wait for it. Retransmission timers of acknowledged packets are dead.
 uint64_t UecTransport::idle_at() const { return grant_pending_ ? next_grant_ps_ : 0; }
 
-// What a reset keeps and what it throws away (docs/collectives.md, "Independent rows"):
+// What a reset keeps and what it throws away (docs/validation.md, "Independent rows"):
 //  * kept, configuration: the parameters, the scaling they derive from the NIC (MSS, line
 //    rate, BDP) and the path latencies the elaborator gave (NicServices::path_rtt_ps);
 //  * kept, statistics and ledger: the counters (n_), and the connections' congestion
