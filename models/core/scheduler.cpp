@@ -79,12 +79,13 @@ Scheduler::Entry Scheduler::heap_pop() {
 void Scheduler::cancel(Alarm& a) {
   a.when = UINT64_MAX;
   auto other = [&a](const Entry& e) { return e.alarm != &a; };
-  for (uint64_t i = 0; i < kSlots; ++i) {
-    std::vector<Entry>& slot = wheel_[i];
-    if (slot.empty()) continue;
-    slot.erase(std::stable_partition(slot.begin(), slot.end(), other), slot.end());
-    if (slot.empty()) occupied_[i >> 6] &= ~(1ull << (i & 63));
-  }
+  for (uint64_t w = 0; w < kSlots / 64; ++w)
+    for (uint64_t bits = occupied_[w]; bits; bits &= bits - 1) {  // occupied slots only
+      const uint64_t i = (w << 6) | uint64_t(__builtin_ctzll(bits));
+      std::vector<Entry>& slot = wheel_[i];
+      slot.erase(std::stable_partition(slot.begin(), slot.end(), other), slot.end());
+      if (slot.empty()) occupied_[w] &= ~(1ull << (i & 63));
+    }
   // While running, entries due now are in ready_: a.when no longer matches them.
   const size_t n = heap_.size();
   heap_.erase(std::stable_partition(heap_.begin(), heap_.end(), other), heap_.end());

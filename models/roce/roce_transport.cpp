@@ -223,25 +223,32 @@ void RoceTransport::on_timer() {
 // Independent measurements
 
 // What a reset keeps and what it throws away (docs/validation.md, "Independent rows"):
-//  * kept, configuration: the parameters and the rates derived from the NIC's line rate;
-//  * kept, statistics and ledger: the counters (n_) and the queue pairs' DCQCN rate
-//    samples (folded into retired_rate_*);
-//  * reset, dynamic: every queue pair (sender and receiver side) is torn down and made
-//    again on first use as at build time: PSNs, the expected PSN and its NACK state, the
-//    pacer's next slot, DCQCN's rates, alpha, stages, byte counter and (lazy) timers, the
-//    notification point's CNP interval; the entropy (UDP source port) is drawn again
-//    from Rng(seed, "<nic>.qp.<dst>"), the same value; the ready list and retransmission
-//    timers. DCQCN's timers are lazy (no event): none keeps the fabric from settling.
+//  * kept, configuration: the parameters, the rates derived from the NIC's line rate and
+//    each queue pair's entropy (UDP source port: drawn once from Rng(seed,
+//    "<nic>.qp.<dst>"), the value a fresh queue pair draws again);
+//  * kept, statistics and ledger: the counters (n_) and each queue pair's DCQCN rate
+//    samples;
+//  * reset, dynamic: every queue pair (sender and receiver side) returns to the state qp()
+//    and rx() build it in: PSNs, the expected PSN and its NACK state, the pacer's next
+//    slot, DCQCN's rates, alpha, stages, byte counter and (lazy) timers, the notification
+//    point's CNP interval; the ready list and retransmission timers. In place (queues keep
+//    their capacity). DCQCN's timers are lazy (no event): none keeps the fabric from
+//    settling.
 void RoceTransport::reset() {
   FABRICSIM_ASSERT(in_flight() == 0, nic_.name() + ": transport reset with packets in flight");
   for (const std::unique_ptr<Qp>& q : qps_) {
-    if (!q || !q->rate_samples) continue;
-    retired_rate_min_ = std::min(retired_rate_min_, q->rate_min);
-    retired_rate_sum_ += q->rate_sum;
-    retired_rate_samples_ += q->rate_samples;
+    if (!q) continue;
+    q->newq.clear();
+    q->win.clear();
+    q->snd_una = q->snd_nxt = q->next_new = 0;
+    q->replay = Cause::kNack;
+    q->order = 0;
+    q->next_tx_ps = 0;
+    if (q->cc) *q->cc = Dcqcn(p_.rp);
+    q->listed = false;
   }
-  qps_.clear();
-  rxs_.clear();
+  for (const std::unique_ptr<RxQp>& r : rxs_)
+    if (r) *r = RxQp();
   ready_.clear();
   rto_.clear();
 }
@@ -273,7 +280,7 @@ void RoceTransport::add_stats(nlohmann::json& j) const {
   t["out_of_order_discarded"] = n_.out_of_order;
   t["duplicates_received"] = n_.duplicates;
   t["packets_delivered"] = n_.delivered;
-  uint64_t rmin = retired_rate_min_, rsum = retired_rate_sum_, rn = retired_rate_samples_;
+  uint64_t rmin = UINT64_MAX, rsum = 0, rn = 0;
   for (const std::unique_ptr<Qp>& q : qps_) {
     if (!q || !q->rate_samples) continue;
     rmin = std::min(rmin, q->rate_min);

@@ -104,8 +104,6 @@ class RoceTransport final : public Transport {
   Fifo<uint32_t> ready_;
   Fifo<Rto> rto_;
   Counters n_;
-  // DCQCN rate samples of the queue pairs a reset tore down (add_stats adds the live ones).
-  uint64_t retired_rate_min_ = UINT64_MAX, retired_rate_sum_ = 0, retired_rate_samples_ = 0;
 };
 
 }  // namespace fabricsim

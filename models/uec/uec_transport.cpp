@@ -414,40 +414,41 @@ uint64_t UecTransport::idle_at() const { return grant_pending_ ? next_grant_ps_ 
 // What a reset keeps and what it throws away (docs/validation.md, "Independent rows"):
 //  * kept, configuration: the parameters, the scaling they derive from the NIC (MSS, line
 //    rate, BDP) and the path latencies the elaborator gave (NicServices::path_rtt_ps);
-//  * kept, statistics and ledger: the counters (n_), and the connections' congestion
-//    window samples, NSCC rule counts and spraying counts, folded into retired_;
-//  * reset, dynamic: every connection (sender and receiver side) is torn down and made
-//    again on first use exactly as at build time: PSNs and the receiver's PSN window,
-//    NSCC's window and everything it learned (average delay, QuickAdapt period, a base
-//    RTT lowered by short samples: a row alone starts from the configured one), the
-//    entropy policy and its random stream (Rng(seed, "<nic>.uec.<dst>"), redrawn), rccc
-//    credit; the ready list, retransmission timers and the credit pacer.
+//  * kept, statistics and ledger: the counters (n_), each connection's congestion window
+//    samples, NSCC rule counts and spraying counts;
+//  * reset, dynamic: every connection (sender and receiver side) returns to the state
+//    conn() and rx() build it in: PSNs and the receiver's PSN window, NSCC's window and
+//    everything it learned (average delay, QuickAdapt period, a base RTT lowered by short
+//    samples: a row alone starts from the configured one), the entropy policy (REPS ring,
+//    bad entropies, freeze) and its random stream (Rng(seed, "<nic>.uec.<dst>") from its
+//    start), rccc credit and grants; the ready list, retransmission timers and the credit
+//    pacer. In place: queues and rings keep their capacity (no allocation per row), which
+//    changes nothing they answer; a connection a row never uses behaves as one not made.
 void UecTransport::reset() {
   FABRICSIM_ASSERT(in_flight() == 0, nic_.name() + ": transport reset with packets in flight");
   for (const std::unique_ptr<Conn>& c : conns_) {
     if (!c) continue;
-    retired_.wmin = std::min(retired_.wmin, c->cwnd_min);
-    retired_.wmax = std::max(retired_.wmax, c->cwnd_max);
-    retired_.wsum += c->cwnd_sum;
-    retired_.wn += c->cwnd_samples;
-    retired_.recycled += c->ev.recycled();
-    retired_.explored += c->ev.explored();
-    retired_.freezes += c->ev.freezes();
-    if (c->cc) {
-      const Nscc::Counts& k = c->cc->counts();
-      Nscc::Counts& r = retired_.rules;
-      r.fair += k.fair;
-      r.proportional += k.proportional;
-      r.fast += k.fast;
-      r.md += k.md;
-      r.quick_adapt += k.quick_adapt;
-      r.nack += k.nack;
-      r.adjustments += k.adjustments;
-      r.penalties += k.penalties;
-    }
+    c->ev.reset();
+    if (c->cc) c->cc->reset();
+    c->newq.clear();
+    c->win.clear();
+    c->rtx.clear();
+    c->queued_bytes = 0;
+    c->next_psn = c->base_psn = 0;
+    c->inflight = 0;
+    c->order = c->max_acked_order = 0;
+    c->credit = bdp_;
+    c->listed = false;
   }
-  conns_.clear();
-  rxs_.clear();
+  for (const std::unique_ptr<RxConn>& r : rxs_) {
+    if (!r) continue;
+    r->w.reset();
+    r->unacked = 0;
+    r->any = false;
+    r->backlog = r->granted = 0;
+    r->in_credit_list = false;
+    r->local = 0;
+  }
   ready_.clear();
   rto_.clear();
   credit_rr_.clear();
@@ -510,10 +511,8 @@ void UecTransport::add_stats(nlohmann::json& j) const {
     t["credit_bytes_granted"] = n_.credit_bytes_granted;
   }
   // Congestion window samples (one per ack) and spraying, over its connections.
-  // (Those of connections a reset tore down first.)
-  uint64_t wmin = retired_.wmin, wmax = retired_.wmax, wsum = retired_.wsum, wn = retired_.wn,
-           recycled = retired_.recycled, explored = retired_.explored, freezes = retired_.freezes;
-  Nscc::Counts rules = retired_.rules;
+  uint64_t wmin = UINT64_MAX, wmax = 0, wsum = 0, wn = 0, recycled = 0, explored = 0, freezes = 0;
+  Nscc::Counts rules;
   for (const std::unique_ptr<Conn>& c : conns_) {
     if (!c) continue;
     wmin = std::min(wmin, c->cwnd_min);

@@ -151,13 +151,6 @@ class UecTransport final : public Transport {
   bool grant_pending_ = false;
   Counters n_;
   uint32_t echo_psn_ = UINT32_MAX;  // on_ack: the PSN whose entropy the ack echoes
-  // Statistics of the connections a reset tore down (add_stats adds the live ones).
-  struct Retired {
-    uint64_t wmin = UINT64_MAX, wmax = 0, wsum = 0, wn = 0;
-    uint64_t recycled = 0, explored = 0, freezes = 0;
-    Nscc::Counts rules;
-  };
-  Retired retired_;
 };
 
 }  // namespace fabricsim
