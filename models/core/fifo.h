@@ -25,6 +25,7 @@ class Fifo {
     --size_;
     return v;
   }
+  void clear() { head_ = size_ = 0; }  // keeps the capacity
   T& back() { return buf_[(head_ + size_ - 1) & (buf_.size() - 1)]; }
   T pop_back() {
     --size_;

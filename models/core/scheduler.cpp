@@ -76,6 +76,28 @@ Scheduler::Entry Scheduler::heap_pop() {
   return top;
 }
 
+void Scheduler::cancel(Alarm& a) {
+  a.when = UINT64_MAX;
+  auto other = [&a](const Entry& e) { return e.alarm != &a; };
+  for (uint64_t w = 0; w < kSlots / 64; ++w)
+    for (uint64_t bits = occupied_[w]; bits; bits &= bits - 1) {  // occupied slots only
+      const uint64_t i = (w << 6) | uint64_t(__builtin_ctzll(bits));
+      std::vector<Entry>& slot = wheel_[i];
+      slot.erase(std::stable_partition(slot.begin(), slot.end(), other), slot.end());
+      if (slot.empty()) occupied_[w] &= ~(1ull << (i & 63));
+    }
+  // While running, entries due now are in ready_: a.when no longer matches them.
+  const size_t n = heap_.size();
+  heap_.erase(std::stable_partition(heap_.begin(), heap_.end(), other), heap_.end());
+  if (heap_.size() != n) {  // rebuild the 4-ary heap from what is left
+    std::vector<Entry> rest;
+    rest.swap(heap_);
+    for (const Entry& e : rest) heap_push(e);
+  }
+  // The kernel event may stay armed for a time nothing is due at: run() then finds an
+  // empty instant and re-arms for the next entry.
+}
+
 // Earliest pending time: the first occupied slot from the cursor on, or the heap's top.
 uint64_t Scheduler::next_time() const {
   uint64_t best = heap_.empty() ? UINT64_MAX : heap_[0].t();

@@ -48,6 +48,11 @@ class Scheduler : public sc_core::sc_module {
     push(Entry{(u128(t_ps) << 64) | seq_++, &a, hint});
     if (!running_ && t_ps < armed_for_) arm(t_ps);  // run() re-arms when it finishes
   }
+  // Withdraws `a`'s pending wake-up, if any, and every entry of it the calendar still
+  // holds (superseded ones included), so that nothing of it fires later and a later set()
+  // is ordered as on a fresh alarm. O(entries): for the reset between independent
+  // measurements (DeviceModel::reset_dynamic_state), not for the packet path.
+  void cancel(Alarm& a);
   // Current simulated time in ps. Model code runs inside the calendar's activation (or
   // at time 0 from an SC_METHOD started by the kernel), where this equals
   // sc_time_stamp() without the library call.

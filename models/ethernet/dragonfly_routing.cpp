@@ -44,6 +44,10 @@ class DragonflyRouting final : public SwitchFeature {
     m_ = a_ * h_ / (g_ - 1);
     rng_ = Rng(frame().seed(), frame().display_name() + ".valiant");
   }
+  // Independent rows: the intermediate-group stream starts again (decision counts kept).
+  void reset_dynamic_state() override {
+    rng_ = Rng(frame().seed(), frame().display_name() + ".valiant");
+  }
 
   int route(int in, Packet& p) override {
     const int dg = int(p.dst / epg_);

@@ -163,6 +163,20 @@ void EthernetMmu::wake(uint32_t port) {
   if (next != UINT64_MAX) SwitchFrame::wake_at(refresh_alarm_[port], next);
 }
 
+// Kept: the parameters and every counter (drops by reason, trims, marks, pause frames,
+// the buffer's peak). Reset: the ECN marking stream (Rng(seed, "<switch>.ecn") drawn
+// again: a row marks as it would alone) and the PFC refresh schedule; the buffer and the
+// PFC ingress counters are empty when the switch is (asserted).
+void EthernetMmu::reset_dynamic_state() {
+  FABRICSIM_ASSERT(buffer_.used() == 0, frame().display_name() + ": reset with a full buffer");
+  for (const PfcIngress& f : pfc_)
+    FABRICSIM_ASSERT(f.bytes() == 0 && !f.xoff(),
+                     frame().display_name() + ": reset with PFC bytes in the buffer");
+  rng_ = Rng(frame().seed(), frame().display_name() + ".ecn");
+  std::fill(refresh_at_.begin(), refresh_at_.end(), UINT64_MAX);
+  for (Alarm& a : refresh_alarm_) Scheduler::instance().cancel(a);
+}
+
 void EthernetMmu::add_stats(nlohmann::json& j, uint64_t) const {
   nlohmann::json d = nlohmann::json::object();
   for (int v = 1; v < SharedBuffer::kVerdicts; ++v)

@@ -39,6 +39,7 @@ class EthernetMmu final : public SwitchFeature {
   Admission admit(int out, Packet& p) override;
   void departed(int out, Packet& p) override;
   void wake(uint32_t port) override;
+  void reset_dynamic_state() override;
   void add_stats(nlohmann::json& j, uint64_t now_ps) const override;
   uint64_t payload_absorbed() const override { return absorbed_; }
   void add_losses(PacketLedger& l) const override;

@@ -273,6 +273,34 @@ void Nic::tx_pop(int port, Packet* p) {
   transport_->sent(p);
 }
 
+uint64_t Nic::idle_at() const {
+  uint64_t t = transport_ ? transport_->idle_at() : 0;
+  for (const auto& port : ports_)
+    if (port) t = std::max(t, port->idle_at());
+  return t;
+}
+
+// Kept: the configuration (parameters, routes, path latencies, host links' packet sizes)
+// and the statistics and ledger counts (bytes and packets in and out, retransmitted and
+// discarded payload, the send buffer's level statistics). Reset: the ports (credits,
+// serialisation remainders, link layer, pauses), the message cutter, the NIC's timer and
+// resume wake-ups, and the transport (Transport::reset).
+void Nic::reset_dynamic_state() {
+  FABRICSIM_ASSERT(held_.empty() && ctl_.empty() && recovered_.empty() && !staged_ &&
+                       buffered_ == 0,
+                   display_name_ + ": reset with traffic queued");
+  for (size_t i = 0; i < host_q_.size(); ++i)
+    FABRICSIM_ASSERT(host_q_[i].empty(), display_name_ + ": reset with host traffic queued");
+  for (const Partial& s : partials_)
+    FABRICSIM_ASSERT(s.next == s.end, display_name_ + ": reset with bytes not cut");
+  partials_.clear();
+  for (auto& port : ports_)
+    if (port) port->reset();
+  Scheduler::instance().cancel(timer_);
+  Scheduler::instance().cancel(resume_);
+  if (transport_) transport_->reset();
+}
+
 void Nic::add_to_ledger(PacketLedger& l) const {
   l.injected += injected_;
   l.received += received_;

@@ -55,6 +55,12 @@ class Nic : public sc_core::sc_module,
   uint64_t messages_in_flight() const override {
     return (transport_ ? transport_->in_flight() : 0) + held_.size();
   }
+  // Independent measurements: idle once every port is (its transmitter free, every credit
+  // back) and no transport timer still matters; the reset restores the ports and the
+  // transport as built and withdraws the NIC's wake-ups, keeping statistics and the
+  // packet ledger's counts (nic.cpp says what is kept).
+  uint64_t idle_at() const override;
+  void reset_dynamic_state() override;
 
   // PortOwner
   Packet* tx_peek(int port) override;

@@ -60,6 +60,15 @@ class PsnWindow {
   }
   // Out-of-order PSNs held above cum().
   uint32_t held() const { return held_; }
+  // Empty again, from PSN 0 (the ring keeps its size: what it answers does not depend on
+  // it). Independent rows.
+  void reset() {
+    std::fill(words_.begin(), words_.end(), 0ull);
+    first_word_ = 0;
+    first_bit_ = 0;
+    cum_ = 0;
+    held_ = 0;
+  }
 
  private:
   uint32_t capacity() const { return uint32_t(words_.size() * 64) - (first_bit_ & 63); }

@@ -73,6 +73,16 @@ class Transport {
   virtual void add_to_ledger(PacketLedger& l) const = 0;
   // Data packets queued or not yet acknowledged (the deadlock report).
   virtual uint64_t in_flight() const = 0;
+
+  // Independent measurements (DeviceModel::idle_at, reset_dynamic_state), asked once no
+  // packet is in flight and in_flight() is 0. idle_at: the time by which every timer
+  // whose expiry still does something has fired (0: none; a retransmission timer of a
+  // packet already acknowledged does nothing and does not count). reset: the transport
+  // as it was built (its connections, congestion control, sequence numbers, entropy
+  // streams and timers), keeping its statistics and ledger counts; the NIC withdraws its
+  // timer wake-ups.
+  virtual uint64_t idle_at() const { return 0; }
+  virtual void reset() = 0;
 };
 
 }  // namespace fabricsim

@@ -220,6 +220,40 @@ void RoceTransport::on_timer() {
 }
 
 // ---------------------------------------------------------------------------------------
+// Independent measurements
+
+// What a reset keeps and what it throws away (docs/validation.md, "Independent rows"):
+//  * kept, configuration: the parameters, the rates derived from the NIC's line rate and
+//    each queue pair's entropy (UDP source port: drawn once from Rng(seed,
+//    "<nic>.qp.<dst>"), the value a fresh queue pair draws again);
+//  * kept, statistics and ledger: the counters (n_) and each queue pair's DCQCN rate
+//    samples;
+//  * reset, dynamic: every queue pair (sender and receiver side) returns to the state qp()
+//    and rx() build it in: PSNs, the expected PSN and its NACK state, the pacer's next
+//    slot, DCQCN's rates, alpha, stages, byte counter and (lazy) timers, the notification
+//    point's CNP interval; the ready list and retransmission timers. In place (queues keep
+//    their capacity). DCQCN's timers are lazy (no event): none keeps the fabric from
+//    settling.
+void RoceTransport::reset() {
+  FABRICSIM_ASSERT(in_flight() == 0, nic_.name() + ": transport reset with packets in flight");
+  for (const std::unique_ptr<Qp>& q : qps_) {
+    if (!q) continue;
+    q->newq.clear();
+    q->win.clear();
+    q->snd_una = q->snd_nxt = q->next_new = 0;
+    q->replay = Cause::kNack;
+    q->order = 0;
+    q->next_tx_ps = 0;
+    if (q->cc) *q->cc = Dcqcn(p_.rp);
+    q->listed = false;
+  }
+  for (const std::unique_ptr<RxQp>& r : rxs_)
+    if (r) *r = RxQp();
+  ready_.clear();
+  rto_.clear();
+}
+
+// ---------------------------------------------------------------------------------------
 
 uint64_t RoceTransport::in_flight() const {
   uint64_t n = 0;

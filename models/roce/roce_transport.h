@@ -43,6 +43,7 @@ class RoceTransport final : public Transport {
   void add_stats(nlohmann::json& j) const override;
   void add_to_ledger(PacketLedger& l) const override;
   uint64_t in_flight() const override;
+  void reset() override;
 
   struct Counters {
     uint64_t sent_new = 0, rtx_nack = 0, rtx_timeout = 0;

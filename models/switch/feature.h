@@ -188,6 +188,12 @@ class SwitchFeature : public Wakeable {
   // Packets it dropped and trimmed, by reason, for the end-of-run ledger (ledger.h).
   virtual void add_losses(PacketLedger& l) const { (void)l; }
 
+  // Independent measurements (DeviceModel::reset_dynamic_state): the switch is idle (no
+  // packet in it or on its links); the feature returns its dynamic state (random streams,
+  // round-robin turns, flow-control state, its pending alarms) to what it was at attach,
+  // keeping its statistics and ledger counts. Default: nothing to reset.
+  virtual void reset_dynamic_state() {}
+
   // Alarms set with frame().wake_at(Alarm{this, what}, t) arrive here.
   void wake(uint32_t what) override {
     (void)what;

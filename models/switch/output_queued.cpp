@@ -26,6 +26,16 @@ OutputQueuedSwitch::OutputQueuedSwitch(sc_core::sc_module_name n, std::string di
     if (port) port->set_credit_free_rx();
 }
 
+void OutputQueuedSwitch::reset_dynamic_state() {
+  for (size_t i = 0; i < q_.size(); ++i)
+    FABRICSIM_ASSERT(q_[i].empty(), display_name_ + ": reset with queued traffic");
+  Switch::reset_dynamic_state();
+  std::fill(sel_.begin(), sel_.end(), -1);
+  std::fill(cur_.begin(), cur_.end(), 0);
+  std::fill(deficit_.begin(), deficit_.end(), int64_t(0));
+  for (Alarm& a : resume_) Scheduler::instance().cancel(a);
+}
+
 void OutputQueuedSwitch::wake(uint32_t what) {
   if (what & kResume) {
     ++g_kernel_events;

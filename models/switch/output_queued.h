@@ -29,6 +29,9 @@ class OutputQueuedSwitch final : public Switch {
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
   void wake(uint32_t what) override;
+  // The frame's reset, and the egress scheduler's: DWRR pointers and deficits, pause
+  // wake-ups.
+  void reset_dynamic_state() override;
 
  private:
   int queue_of(const Packet& p) const override {

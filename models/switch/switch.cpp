@@ -408,6 +408,7 @@ void Switch::reset_dynamic_state() {
   // Frames with a crossbar arbiter get a fresh one (the output-queued frame has none).
   if (arbiter_) arbiter_ = make_arbiter(params_.arbiter, n_, n_, params_.islip_iterations);
   std::fill(rr_.begin(), rr_.end(), 0u);
+  for (const std::unique_ptr<SwitchFeature>& f : features_) f->reset_dynamic_state();
 }
 
 }  // namespace fabricsim

@@ -77,6 +77,13 @@ class Nscc {
              adjustments = 0, penalties = 0;
   };
   const Counts& counts() const { return counts_; }
+  // Back to the state it was built in (window at the maximum, nothing learned), keeping
+  // the rule counts (statistics). Independent rows.
+  void reset() {
+    const Counts k = counts_;
+    *this = Nscc(p_);
+    counts_ = k;
+  }
 
   // The rules on their own (public for the unit tests of their arithmetic).
   // Multiplicative decrease on the average delay, at most once per base RTT.

@@ -13,9 +13,20 @@ SprayMode spray_mode(const std::string& name) {
 
 EntropyPolicy::EntropyPolicy(SprayMode mode, uint16_t entropies, uint16_t buffer,
                              uint64_t freeze_ps, Rng rng)
-    : mode_(mode), n_(entropies), rng_(rng), ring_(buffer), freeze_ps_(freeze_ps) {
+    : mode_(mode), n_(entropies), rng_(rng), rng0_(rng), ring_(buffer), freeze_ps_(freeze_ps) {
   FABRICSIM_ASSERT(entropies > 0 && buffer > 0, "entropy policy: empty");
   fixed_ = uint16_t(rng_.below(n_));
+}
+
+void EntropyPolicy::reset() {
+  rng_ = rng0_;
+  fixed_ = uint16_t(rng_.below(n_));
+  for (Slot& s : ring_) s = Slot();
+  head_ = count_ = fresh_ = frozen_next_ = 0;
+  explore_ = 0;
+  frozen_ = false;
+  thaw_at_ = 0;
+  bad_until_.clear();  // empty: no loss yet
 }
 
 uint16_t EntropyPolicy::explore(uint64_t now) {

@@ -35,6 +35,10 @@ class EntropyPolicy {
   // entropy bad and freezes.
   void on_loss(uint16_t entropy, uint64_t now);
 
+  // Back to the state it was built in (its random stream from its start), keeping the
+  // recycled / explored / freezes counts (statistics). Independent rows.
+  void reset();
+
   SprayMode mode() const { return mode_; }
   bool frozen() const { return frozen_; }
   uint64_t recycled() const { return recycled_; }
@@ -53,6 +57,7 @@ class EntropyPolicy {
   SprayMode mode_;
   uint16_t n_;
   Rng rng_;
+  Rng rng0_;               // the stream as built (reset)
   uint16_t fixed_ = 0;     // ecmp; oblivious: the next value
   // REPS ring: `head_` is where the next good entropy is written; `count_` entries valid.
   std::vector<Slot> ring_;

@@ -405,6 +405,59 @@ void UecTransport::on_credit(Packet* a) {
 }
 
 // ---------------------------------------------------------------------------------------
+// Independent measurements
+
+// The credit pacer's next grant still sends a packet (a sender's announced backlog it has
+// not covered yet): wait for it. Retransmission timers of acknowledged packets are dead.
+uint64_t UecTransport::idle_at() const { return grant_pending_ ? next_grant_ps_ : 0; }
+
+// What a reset keeps and what it throws away (docs/validation.md, "Independent rows"):
+//  * kept, configuration: the parameters, the scaling they derive from the NIC (MSS, line
+//    rate, BDP) and the path latencies the elaborator gave (NicServices::path_rtt_ps);
+//  * kept, statistics and ledger: the counters (n_), each connection's congestion window
+//    samples, NSCC rule counts and spraying counts;
+//  * reset, dynamic: every connection (sender and receiver side) returns to the state
+//    conn() and rx() build it in: PSNs and the receiver's PSN window, NSCC's window and
+//    everything it learned (average delay, QuickAdapt period, a base RTT lowered by short
+//    samples: a row alone starts from the configured one), the entropy policy (REPS ring,
+//    bad entropies, freeze) and its random stream (Rng(seed, "<nic>.uec.<dst>") from its
+//    start), rccc credit and grants; the ready list, retransmission timers and the credit
+//    pacer. In place: queues and rings keep their capacity (no allocation per row), which
+//    changes nothing they answer; a connection a row never uses behaves as one not made.
+void UecTransport::reset() {
+  FABRICSIM_ASSERT(in_flight() == 0, nic_.name() + ": transport reset with packets in flight");
+  for (const std::unique_ptr<Conn>& c : conns_) {
+    if (!c) continue;
+    c->ev.reset();
+    if (c->cc) c->cc->reset();
+    c->newq.clear();
+    c->win.clear();
+    c->rtx.clear();
+    c->queued_bytes = 0;
+    c->next_psn = c->base_psn = 0;
+    c->inflight = 0;
+    c->order = c->max_acked_order = 0;
+    c->credit = bdp_;
+    c->listed = false;
+  }
+  for (const std::unique_ptr<RxConn>& r : rxs_) {
+    if (!r) continue;
+    r->w.reset();
+    r->unacked = 0;
+    r->any = false;
+    r->backlog = r->granted = 0;
+    r->in_credit_list = false;
+    r->local = 0;
+  }
+  ready_.clear();
+  rto_.clear();
+  credit_rr_.clear();
+  next_grant_ps_ = 0;
+  grant_pending_ = false;
+  echo_psn_ = UINT32_MAX;
+}
+
+// ---------------------------------------------------------------------------------------
 
 uint64_t UecTransport::in_flight() const {
   uint64_t n = 0;

@@ -60,6 +60,8 @@ class UecTransport final : public Transport {
   void add_stats(nlohmann::json& j) const override;
   void add_to_ledger(PacketLedger& l) const override;
   uint64_t in_flight() const override;
+  uint64_t idle_at() const override;
+  void reset() override;
 
   // Inspection (tests): the connection to `dst`, if any.
   struct Counters {

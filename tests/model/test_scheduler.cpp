@@ -263,3 +263,25 @@ TEST(Scheduler, RandomChainsNeverGoBackInTimeOrLoseWakes) {
   }
   EXPECT_GE(rec.log.size(), 20'000u);  // the chains ran until the budget was spent
 }
+
+// cancel() withdraws every entry of an alarm, superseded ones too: nothing of it fires,
+// and an alarm set again at a time where an old entry of it lay is ordered by the new set()
+// (after an alarm set before it for the same time), as a fresh alarm would be. Entries in
+// the wheel and beyond its horizon (the heap) alike; other alarms are untouched.
+TEST(Scheduler, CancelWithdrawsEveryEntryOfTheAlarm) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1}, b{&rec, 2}, far{&rec, 3}, keep{&rec, 4};
+  s.set(a, 9000);   // superseded below: its entry stays in the calendar
+  s.set(a, 5000);
+  s.set(far, 50'000'000'000ull);  // beyond the wheel's horizon
+  s.set(keep, 7000);
+  s.cancel(a);
+  s.cancel(far);
+  EXPECT_FALSE(a.pending());
+  EXPECT_FALSE(far.pending());
+  s.set(b, 9000);
+  s.set(a, 9000);  // the old entry at 9000 would have run it before b
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), (Log{{7000, 4}, {9000, 2}, {9000, 1}}));
+}

@@ -72,6 +72,16 @@ struct Link {
   std::unique_ptr<Transport> ta, tb;
   std::function<bool(Packet&)> drop = [](Packet&) { return false; };   // lost in the network
   std::function<bool(Packet&)> trim = [](Packet&) { return false; };   // trimmed on the way
+  std::function<bool(Packet&)> mark = [](Packet&) { return false; };   // ECN-marked on the way
+  struct Sent {
+    uint32_t psn;
+    uint16_t entropy;
+    uint32_t retransmits;
+    bool operator==(const Sent& o) const {
+      return psn == o.psn && entropy == o.entropy && retransmits == o.retransmits;
+    }
+  };
+  std::vector<Sent> sent;  // every packet the sender put on the wire, in order
 
   void enqueue(uint32_t n) {
     for (uint32_t i = 0; i < n; ++i) {
@@ -97,6 +107,8 @@ struct Link {
       while (Packet* p = ta->next(&retry)) {
         p->tx_ps = now;
         ta->sent(p);
+        sent.push_back(Sent{p->psn, p->entropy, p->retransmits});
+        if (mark(*p)) p->flags |= kCe;
         if (drop(*p)) {
           PacketPool::global().release(p);
           continue;
@@ -252,6 +264,127 @@ TEST(RoceTransport, GoBackNOnANackDeliversInOrderOnce) {
   EXPECT_EQ(r.counters().out_of_order, 6u);  // 4 .. 9 discarded
   EXPECT_EQ(s.counters().rtx_nack, 7u);      // 3 .. 9 again
   EXPECT_EQ(s.in_flight(), 0u);
+}
+
+// Independent measurements: after reset() a transport runs the same traffic exactly as
+// the one built fresh (PSNs from 0, the same entropies from the same stream, NSCC's
+// window and DCQCN's rate from their start), later in time; its counters keep adding up.
+// The connection sees a trim, a loss and ECN marks, so every kind of state has moved.
+struct Trace {
+  std::vector<Link::Sent> sent;
+  std::vector<uint32_t> delivered;
+  uint64_t window = 0;  // UEC: the congestion window after the traffic; RoCE: DCQCN's rate
+};
+
+void lossy(Link& l) {
+  l.trim = [](Packet& p) { return p.psn == 4 && p.retransmits == 0; };
+  l.drop = [](Packet& p) { return p.psn == 9 && p.retransmits == 0; };
+  l.mark = [](Packet& p) { return p.psn % 3 == 0; };
+}
+
+Trace run_and_take(Link& l, uint32_t n, const std::function<uint64_t()>& window) {
+  l.sent.clear();
+  l.b.delivered.clear();
+  l.enqueue(n);
+  l.pump(200);
+  return Trace{l.sent, l.b.delivered, window()};
+}
+
+UecParams nscc_reps() {
+  UecParams u = uec_params();
+  u.cc = "nscc";
+  u.spraying = "reps";
+  u.reps_freeze_ps = 20000000;
+  return u;
+}
+
+TEST(UecTransport, ResetRunsTheSameTrafficAsFreshAndKeepsCounting) {
+  auto make = [] {
+    auto l = std::make_unique<Link>();
+    l->a.clock = l->b.clock = &l->now;
+    l->ta = std::make_unique<UecTransport>(nscc_reps(), l->a);
+    l->tb = std::make_unique<UecTransport>(nscc_reps(), l->b);
+    lossy(*l);
+    return l;
+  };
+  auto fresh = make();
+  auto& fs = static_cast<UecTransport&>(*fresh->ta);
+  const Trace want = run_and_take(*fresh, 60, [&] { return fs.cwnd(1); });
+  ASSERT_EQ(fs.in_flight(), 0u);
+  ASSERT_GT(fs.counters().rtx_trim, 0u);
+  ASSERT_GT(fs.counters().ecn_echoes, 0u);
+
+  auto l = make();
+  auto& s = static_cast<UecTransport&>(*l->ta);
+  run_and_take(*l, 25, [&] { return s.cwnd(1); });  // a different row first
+  const auto before = s.counters();
+  const uint64_t pool = PacketPool::global().outstanding();
+  EXPECT_EQ(s.idle_at(), 0u);  // no credit pacer (cc: nscc): no timer that matters
+  l->ta->reset();
+  l->tb->reset();
+  l->a.timer = l->b.timer = UINT64_MAX;  // the NIC withdraws its wake-ups
+  l->now += 3000000000ull;  // 3 ms later
+  const Trace got = run_and_take(*l, 60, [&] { return s.cwnd(1); });
+  EXPECT_TRUE(got.sent == want.sent);
+  EXPECT_EQ(got.delivered, want.delivered);
+  EXPECT_EQ(got.window, want.window);
+  EXPECT_EQ(s.counters().sent_new, before.sent_new + fs.counters().sent_new);
+  EXPECT_EQ(s.counters().rtx_trim, before.rtx_trim + fs.counters().rtx_trim);
+  EXPECT_EQ(PacketPool::global().outstanding(), pool);
+  // Without the reset the second message continues the first's PSNs (the test can fail).
+  auto k = make();
+  run_and_take(*k, 25, [] { return uint64_t(0); });
+  const Trace carried = run_and_take(*k, 60, [] { return uint64_t(0); });
+  EXPECT_FALSE(carried.sent == want.sent);
+}
+
+TEST(RoceTransport, ResetRunsTheSameTrafficAsFresh) {
+  auto make = [] {
+    auto l = std::make_unique<Link>();
+    l->a.clock = l->b.clock = &l->now;
+    RoceParams r;
+    r.dcqcn = true;
+    r.rp.g = 1.0 / 256;
+    r.rp.alpha_timer_ps = 1000000;
+    r.rp.rate_timer_ps = 1500000;
+    r.rp.rate_decrease_interval_ps = 4000000;
+    r.rp.byte_counter_bytes = 10000000;
+    r.rp.ai_bps = 400000000;
+    r.rp.hai_bps = 4000000000ull;
+    r.rp.min_rate_bps = 100000000;
+    r.cnp_interval_ps = 4000000;
+    r.wire_overhead_bytes = 106;
+    l->ta = std::make_unique<RoceTransport>(r, l->a);
+    l->tb = std::make_unique<RoceTransport>(r, l->b);
+    lossy(*l);
+    l->trim = [](Packet&) { return false; };  // RoCE packets are not trimmable
+    return l;
+  };
+  auto rate = [](Link& l) {
+    const Dcqcn* d = static_cast<RoceTransport&>(*l.ta).dcqcn(1);
+    return d ? d->rate_bps() : 0;
+  };
+  auto fresh = make();
+  const Trace want = run_and_take(*fresh, 40, [&] { return rate(*fresh); });
+  ASSERT_GT(static_cast<RoceTransport&>(*fresh->ta).counters().cnps_received, 0u);
+  ASSERT_LT(want.window, 400000000000ull);  // DCQCN cut the rate
+
+  auto l = make();
+  run_and_take(*l, 15, [&] { return rate(*l); });
+  l->ta->reset();
+  l->tb->reset();
+  l->a.timer = l->b.timer = UINT64_MAX;
+  l->now += 3000000000ull;
+  const Trace got = run_and_take(*l, 40, [&] { return rate(*l); });
+  EXPECT_TRUE(got.sent == want.sent);
+  EXPECT_EQ(got.delivered, want.delivered);
+  EXPECT_EQ(got.window, want.window);
+  // Without the reset the second message starts at the first's rate and PSNs.
+  auto k = make();
+  run_and_take(*k, 15, [&] { return rate(*k); });
+  k->now += 3000000000ull;
+  const Trace carried = run_and_take(*k, 40, [&] { return rate(*k); });
+  EXPECT_FALSE(carried.sent == want.sent && carried.window == want.window);
 }
 
 }  // namespace
