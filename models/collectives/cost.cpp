@@ -52,13 +52,18 @@ double AlgoCost::connection_s(double bytes, int channels, double piece_bytes) co
   const double msg = conn_msg_per_byte * bytes * ref_channels / c;
   const double piece = piece_bytes > 0 ? std::min(msg, piece_bytes) : msg;
   const double pieces = piece_bytes > 0 ? std::max(1.0, std::ceil(msg / piece_bytes)) : 1.0;
-  const double steps = conn_sends * c / std::max(ref_channels, 1) * pieces;
+  // c channels against the reference's: one connection per channel keeps its steps per
+  // message and multiplies the connections on the NIC; one shared connection carries every
+  // channel's steps.
+  const double scale = c / std::max(ref_channels, 1);
+  const double steps = conn_sends * (conn_per_channel ? 1.0 : scale) * pieces;
+  const double nic_conns = std::max(conn_per_nic * (conn_per_channel ? scale : 1.0), 1.0);
   const double rounds = std::ceil(steps / slots - 1e-9);
   const double pass = channel_Bps > 0 ? piece * line_factor / channel_Bps : 0.0;
   const double ser = proxy_Bps > 0 ? piece * line_factor / proxy_Bps : 0.0;
   // A round's steps are posted together and cross the NIC one after another (with the
   // other connections' over the same NIC): the last of them sets the round's pace.
-  const double on_nic = std::min(steps, double(slots)) * std::max(conn_per_nic, 1.0);
+  const double on_nic = std::min(steps, double(slots)) * nic_conns;
   const double arrive = conn_alpha_s + pass + ser;
   const double cycle = slot_cycle_s + pass + on_nic * ser;
   const double fill = conn_first_s + conn_fill_s_per_byte * piece * c;
@@ -98,7 +103,7 @@ bool shift_invariant(const Schedule& s, int n, int P) {
     const bool peer_ok = (x.peer < 0 && y.peer < 0) || (x.peer >= 0 && y.peer == (x.peer + P) % n);
     if (x.kind != y.kind || !peer_ok || x.tag != y.tag || x.count != y.count ||
         x.mode != y.mode || x.duration_ps != y.duration_ps || x.stream != y.stream ||
-        x.deps != y.deps)
+        x.channel != y.channel || x.deps != y.deps)
       return false;
   }
   return true;
@@ -559,34 +564,42 @@ AlgoCost programs_cost(const std::string& collective, const std::string& algorit
         }
     cost.channel_Bps = pc.channel_Bps;
     cost.line_factor = pc.line_factor;
-    // Without streams every channel's steps to a peer share one connection's slots
-    // (AlgoCost::connection_s): the busiest proxy connection of the reference.
+    // Without streams a connection's slots bound the steps in flight to a peer
+    // (AlgoCost::connection_s): the busiest proxy connection (peer, stream, channel) of
+    // the reference, and whether its sends name their channel (one connection per
+    // channel, as the engine and NCCL) or share one across the channels.
     if (cost.store_forward && cost.stream_steps <= 0 && f.slots > 0) {
-      std::map<std::tuple<int, int, int32_t>, std::pair<double, double>> conns;  // sends, largest
-      // (rank, NIC group) -> its proxy connections (peer, stream)
-      std::map<std::pair<int, int>, std::set<std::pair<int, int32_t>>> on_group;
+      using Conn = std::tuple<int, int32_t, int32_t>;  // (peer, stream, channel)
+      std::map<std::pair<int, Conn>, std::tuple<double, double, bool>> conns;
+      // (rank, NIC group) -> its proxy connections
+      std::map<std::pair<int, int>, std::set<Conn>> on_group;
       for (int r = 0; r < reps; ++r)
         for (const Op& op : prog(r))
           if (op.kind == OpKind::kSend) {
             const PathCost c = f.path(r, op.peer);
             if (!c.proxy) continue;
-            auto& x = conns[{r, op.peer, op.stream}];
-            x.first += 1;
-            x.second = std::max(x.second, static_cast<double>(op.count) * elem_bytes);
-            on_group[{r, c.group}].insert({op.peer, op.stream});
+            const Conn k{op.peer, op.stream, op.channel};
+            auto& [sent, largest, per_channel] = conns[{r, k}];  // sends, largest, channel
+            sent += 1;
+            largest = std::max(largest, static_cast<double>(op.count) * elem_bytes);
+            per_channel = op.channel >= 0;
+            on_group[{r, c.group}].insert(k);
             cost.conn_alpha_s = std::max(cost.conn_alpha_s, alpha(r, op.peer));
             cost.slot_cycle_s = std::max(
                 cost.slot_cycle_s, alpha(r, op.peer) + pc.proxy_head_s + f.path(op.peer, r).trip_s);
           }
-      for (const auto& [key, x] : conns)
-        if (x.first > cost.conn_sends ||
-            (x.first == cost.conn_sends && x.second / ref_bytes > cost.conn_msg_per_byte)) {
-          cost.conn_sends = x.first;
-          cost.conn_msg_per_byte = x.second / ref_bytes;
-          const int r = std::get<0>(key);
+      for (const auto& [key, x] : conns) {
+        const auto& [sent, largest, per_channel] = x;
+        if (sent > cost.conn_sends ||
+            (sent == cost.conn_sends && largest / ref_bytes > cost.conn_msg_per_byte)) {
+          cost.conn_sends = sent;
+          cost.conn_msg_per_byte = largest / ref_bytes;
+          cost.conn_per_channel = per_channel;
+          const int r = key.first;
           cost.conn_per_nic =
-              double(on_group[{r, f.path(r, std::get<1>(key)).group}].size());
+              double(on_group[{r, f.path(r, std::get<0>(key.second)).group}].size());
         }
+      }
       cost.slots = f.slots;
       if (in_switch)
         for (int r = 0; r < reps; ++r)

@@ -194,15 +194,19 @@ struct AlgoCost {
   double proxy_sync_s = 0;     // per proxy hop: one trip plus ProtocolCosts::proxy_sync_s
   double proxy_Bps = 0;        // the proxy hop's NIC group: payload bytes/s
   double proxy_channel_frac = 0;  // share of the reference channels that cross that NIC
-  // Schedules without streams (hierarchical_nvls, hierarchical, direct, halving-doubling)
-  // over proxy hops: the engine's connection is (writer, reader, stream), so every channel
-  // and piece of such a schedule to one peer shares one connection and its `slots` buffer
-  // slots (engine.h). A slot is busy from the send's pass until the reader's
+  // Schedules without streams (hierarchical_nvls, hierarchical, direct, halving-doubling,
+  // all-to-all, send/recv, torus) over proxy hops: the engine's connection is (writer,
+  // reader, stream, channel), so every piece of one channel of such a schedule to one
+  // peer shares one connection and its `slots` buffer slots (engine.h), and each channel
+  // has its own (conn_per_channel; sends without a channel share one across the channels).
+  // A slot is busy from the send's pass until the reader's
   // clear-to-send is back: the pass at channel_Bps, the proxy's step (conn_alpha_s: trip
   // and ProtocolCosts::proxy_sync_s), the step's serialisation on the NIC behind the
   // other steps in flight there, and the head (proxy_head_s and the trip back). At size S
-  // the busiest connection carries conn_sends x channels / ref_channels x pieces steps,
-  // ceil(steps / slots) rounds of them; the last round only needs to arrive. The rounds
+  // and c channels the busiest connection carries conn_sends x pieces steps (shared:
+  // conn_sends x c / ref_channels x pieces), ceil(steps / slots) rounds of them, while
+  // conn_per_nic x c / ref_channels connections (shared: conn_per_nic) post theirs on the
+  // same NIC; the last round only needs to arrive. The rounds
   // run from the first proxy send of the reference chain walk (conn_first_s, the fill: the
   // first NVLS reductions, their latency and conn_fill_s_per_byte) to the last proxy
   // arrival, then conn_drain_s (the stores); the
@@ -210,7 +214,8 @@ struct AlgoCost {
   // each) is the floor. The term is max'ed with the link term (AlgoCost::time_s).
   double conn_sends = 0;          // proxy sends of the busiest connection (reference)
   double conn_msg_per_byte = 0;   // its largest message per byte of S (reference)
-  double conn_per_nic = 0;        // connections sharing that connection's NIC group
+  double conn_per_nic = 0;        // connections sharing that connection's NIC group (ref)
+  bool conn_per_channel = false;  // its sends name their channel: one connection each
   double conn_alpha_s = 0;        // a proxy step's latency: trip + proxy sync
   double slot_cycle_s = 0;        // conn_alpha_s + proxy_head_s + the trip back
   double conn_first_s = 0, conn_span_s = 0, conn_drain_s = 0;  // reference chain walk

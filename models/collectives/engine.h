@@ -20,9 +20,13 @@
 //  * A receive sees its flag (Simple) or its last line (LL/LL128) its poll latency
 //    (flag_latency, ll128_flag_latency) after it landed; a reduction also waits for the
 //    rank's memory engine.
-//  * Slots: a connection (sender, receiver, stream) holds at most SyncProtocol::slots
-//    messages the reader has not consumed; a send waits for a free slot, and the reader
-//    frees one with a kHead message to the writer when its receive completes.
+//  * Slots: a connection (sender, receiver, stream, channel: Op::stream, Op::channel)
+//    holds at most SyncProtocol::slots messages the reader has not consumed; a send waits
+//    for a free slot, and the reader frees one with a kHead message to the writer when its
+//    receive completes. As in NCCL every channel has its own connection to each peer
+//    (ncclChannel::peers, NCCL_STEPS slots each): a streamed schedule's stream is its
+//    channel's thread block; a schedule without streams names the channel of each send
+//    and receive, so its channels' steps to one peer do not share one connection's slots.
 //  * NVLS (Simple, as NCCL's NVLS): a multicast store's fence retires fence_latency after
 //    the writer's own replica is back; it then multicasts a flag (flag_bytes, tag with
 //    kNvlsFlagBit) and completes; a member's receive sees that flag after its poll. A
@@ -134,7 +138,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   template <typename V>
   using MatchMap = std::unordered_map<MatchKey, V, MatchHash>;
 
-  // One sender's connection to a reader on one stream: slots in use, sends waiting.
+  // One sender's connection to a reader (on one stream and channel): slots in use, sends
+  // waiting.
   struct Conn {
     uint32_t inflight = 0;
     uint64_t posted_ps = 0;  // its send proxy's last post (via the NIC)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "models/collectives/engine.h"
@@ -16,7 +17,7 @@ constexpr uint32_t kNone = UINT32_MAX;
 uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 }  // namespace
 
-// Dense ids for the rank's connections (peer, stream) and streams, per send op.
+// Dense ids for the rank's connections (peer, stream, channel) and streams, per send op.
 void CollectiveEngine::prepare_protocol(int rank) {
   RankState& st = st_[size_t(rank)];
   st.conn_of.clear();
@@ -36,23 +37,26 @@ void CollectiveEngine::prepare_protocol(int rank) {
   st.sm_free_ps.assign(ops.size(), 0);
   st.deps_met.assign(ops.size(), 0);
   st.via_proxy.assign(ops.size(), 0);
-  std::map<std::pair<int, int32_t>, uint32_t> conns;
-  std::map<std::pair<int, int32_t>, uint32_t> rx_proxies;
+  // A connection: (peer, stream, channel) (engine.h, "Slots").
+  using ConnKey = std::tuple<int, int32_t, int32_t>;
+  std::map<ConnKey, uint32_t> conns;
+  std::map<ConnKey, uint32_t> rx_proxies;
   std::map<int32_t, uint32_t> streams;
   const uint32_t me = ranks_[size_t(rank)]->id();
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const coll::Op& op = ops[i];
     if (op.kind == coll::OpKind::kSend) {
       st.conn_of[i] =
-          conns.try_emplace({op.peer, op.stream}, uint32_t(conns.size())).first->second;
+          conns.try_emplace({op.peer, op.stream, op.channel}, uint32_t(conns.size()))
+              .first->second;
       st.via_proxy[i] = ranks_[size_t(rank)]->via_nic(ranks_[size_t(op.peer)]->id());
     }
     if (op.kind == coll::OpKind::kRecv && op.peer != rank &&
         ranks_[size_t(op.peer)]->via_nic(me)) {
-      // The (channel, peer) connection's receive proxy (engine.h, "Proxy").
+      // The connection's receive proxy (engine.h, "Proxy").
       st.via_proxy[i] = 1;
       st.rx_proxy_of[MatchKey{uint32_t(op.peer), uint32_t(rank), op.tag}] =
-          rx_proxies.try_emplace({op.peer, op.stream}, uint32_t(rx_proxies.size()))
+          rx_proxies.try_emplace({op.peer, op.stream, op.channel}, uint32_t(rx_proxies.size()))
               .first->second;
     }
     if (op.stream < 0 || (op.kind != coll::OpKind::kSend && op.kind != coll::OpKind::kRecv))

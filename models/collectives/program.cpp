@@ -11,6 +11,11 @@
 
 namespace fabricsim::coll {
 
+// Schedules on 576+ ranks hold hundreds of millions of ops: Op::channel sits in padding
+// after Op::stream and must not grow the op (LP64: 56 bytes of fields, then the deps).
+static_assert(sizeof(void*) != 8 || sizeof(Op) <= 56 + sizeof(std::vector<uint32_t>),
+              "coll::Op grew: keep its fields within 56 bytes");
+
 namespace {
 
 const char* kind_name(OpKind k) {

@@ -61,6 +61,14 @@ struct Op {
   // under the protocol model: sends of one stream run one at a time, in program order;
   // -1: issued as soon as its deps are met. Read for kSend only.
   int32_t stream = -1;
+  // The channel whose connection to `peer` carries this send or receive under the protocol
+  // model: a connection is (writer, reader, stream, channel), with its own `slots` buffer
+  // slots and, over a NIC, its own proxies (engine.h). As NCCL's channels: every channel
+  // has its own connectors to its peers (src/include/comm.h, ncclChannel::peers). Set by
+  // generators whose ops have no stream (their channel would otherwise share one
+  // connection per peer); -1: the stream alone names the connection. Not a thread block:
+  // it serialises nothing. Read for kSend and kRecv only.
+  int32_t channel = -1;
   std::vector<uint32_t> deps; // indices of ops of the same rank that must complete first
 };
 

@@ -65,8 +65,10 @@ struct Bench {
     if (last) wire += link.framing->packet_wire_bytes(uint32_t(last));
     return transfer_ps(wire, link.rate_bps);
   }
-  // `steps` steps of kStep from rank 0 to rank 1 on one connection (stream 0).
-  uint64_t run(int steps) {
+  // `steps` steps of kStep from rank 0 to rank 1 on one connection (stream 0), or with
+  // `streamless` issued at once without a stream, on one shared connection or (with
+  // `per_channel`) step j on channel j's.
+  uint64_t run(int steps, bool streamless = false, bool per_channel = false) {
     coll::Schedule s;
     s.algorithm = "steps";
     s.ranks = 2;
@@ -79,7 +81,8 @@ struct Bench {
       send.tag = uint64_t(j);
       send.offset = uint64_t(j) * kStep / 4;
       send.count = kStep / 4;
-      send.stream = 0;
+      send.stream = streamless ? -1 : 0;
+      send.channel = per_channel ? int32_t(j) : -1;
       s.programs[0].ops.push_back(send);
       coll::Op recv = send;
       recv.kind = coll::OpKind::kRecv;
@@ -131,5 +134,32 @@ TEST(NetProxy, OneSlotWaitsForTheReceiveProxysClearToSend) {
   const uint64_t one = kPass + kF + kP + b.wire_ps(kStep) + kLat + kQ + kL + kG;
   const uint64_t head = kP + b.wire_ps(8) + kLat;
   EXPECT_EQ(b.engine->op_done_ps(1, 0), one);
+  EXPECT_EQ(t, 2 * one + head);
+}
+
+// Stream-less sends (hierarchical_nvls's ring across nodes, direct, all-to-all: no thread
+// block serialises them) on two channels with one slot per connection. A connection is
+// (writer, reader, stream, channel) (engine.h, "Slots"), as NCCL gives every channel its
+// own connectors to each peer (ncclChannel::peers, NCCL_STEPS slots each): step 1 on
+// channel 1 does not wait for step 0's slot. Both passes run at once, both proxies post
+// at the same time and the link carries the steps back to back (oldest first), so the
+// last one lands one wire time after the first. On main's engine, which keyed a
+// connection by (writer, reader, stream) only, this took 2 x one + head (next test).
+TEST(NetProxy, StreamlessChannelsHaveTheirOwnSlots) {
+  Bench b(1);
+  const uint64_t t = b.run(2, /*streamless=*/true, /*per_channel=*/true);
+  const uint64_t one = kPass + kF + kP + b.wire_ps(kStep) + kLat + kQ + kL + kG;
+  RecordProperty("simulated_ps", std::to_string(t));
+  EXPECT_EQ(t, one + b.wire_ps(kStep));
+  EXPECT_EQ(b.engine->op_done_ps(0, 1), kPass + kF);  // its slot was free at once
+}
+
+// The same two stream-less steps without a channel share one connection: step 1 waits for
+// step 0's clear-to-send, the one-slot sum of OneSlotWaitsForTheReceiveProxysClearToSend.
+TEST(NetProxy, StreamlessStepsWithoutAChannelShareOneConnection) {
+  Bench b(1);
+  const uint64_t t = b.run(2, /*streamless=*/true, /*per_channel=*/false);
+  const uint64_t one = kPass + kF + kP + b.wire_ps(kStep) + kLat + kQ + kL + kG;
+  const uint64_t head = kP + b.wire_ps(8) + kLat;
   EXPECT_EQ(t, 2 * one + head);
 }

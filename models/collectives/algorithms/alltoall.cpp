@@ -74,7 +74,7 @@ Schedule alltoall(const char* who, const char* name, const CollParams& p, bool l
               extra.push_back(last_recv[c][std::min<std::size_t>(j, last_recv[c].size() - 1)]);
           }
           sent.push_back(rb.send(dst, tags(static_cast<int>(c), static_cast<uint64_t>(s), j),
-                                 piece_of(blk, j, chunk), extra));
+                                 piece_of(blk, j, chunk), extra, -1, static_cast<int32_t>(c)));
         }
         if (!sent.empty()) last_send[c] = std::move(sent);
       }
@@ -86,7 +86,8 @@ Schedule alltoall(const char* who, const char* name, const CollParams& p, bool l
         std::vector<uint32_t> got;
         for (uint64_t j = 0; j < num_pieces(part, chunk); ++j)
           got.push_back(rb.recv(src, tags(static_cast<int>(c), static_cast<uint64_t>(s), j),
-                                piece_of(part, j, chunk), RecvMode::kCopy));
+                                piece_of(part, j, chunk), RecvMode::kCopy, -1,
+                                static_cast<int32_t>(c)));
         if (!got.empty()) last_recv[c] = std::move(got);
       }
     };
@@ -139,13 +140,15 @@ Schedule sendrecv(const CollParams& p) {
     for (uint64_t j = 0; j < max_pieces; ++j)
       for (std::size_t c = 0; c < ch.size(); ++c)
         if (j < num_pieces(ch[c], chunk))
-          rb.send((r + 1) % n, tags(static_cast<int>(c), 0, j), piece_of(ch[c], j, chunk));
+          rb.send((r + 1) % n, tags(static_cast<int>(c), 0, j), piece_of(ch[c], j, chunk), {},
+                  -1, static_cast<int32_t>(c));
     for (uint64_t j = 0; j < max_pieces; ++j)
       for (std::size_t c = 0; c < ch.size(); ++c)
         if (j < num_pieces(ch[c], chunk)) {
           Range out = piece_of(ch[c], j, chunk);
           out.offset += p.count;
-          rb.recv((r + n - 1) % n, tags(static_cast<int>(c), 0, j), out, RecvMode::kCopy);
+          rb.recv((r + n - 1) % n, tags(static_cast<int>(c), 0, j), out, RecvMode::kCopy, -1,
+                  static_cast<int32_t>(c));
         }
   }
   return sched;

@@ -102,10 +102,11 @@ void WriteTracker::split_at(uint64_t x) {
 }
 
 uint32_t RankBuilder::send(int peer, uint64_t tag, Range r, const std::vector<uint32_t>& extra,
-                          int32_t stream) {
+                          int32_t stream, int32_t channel) {
   Op op;
   op.kind = OpKind::kSend;
   op.stream = stream;
+  op.channel = channel;
   op.peer = peer;
   op.tag = tag;
   op.offset = r.offset;
@@ -141,10 +142,12 @@ uint32_t RankBuilder::nvls_store(uint64_t tag, Range r) {
   return push(std::move(op));
 }
 
-uint32_t RankBuilder::recv(int peer, uint64_t tag, Range r, RecvMode mode, int32_t stream) {
+uint32_t RankBuilder::recv(int peer, uint64_t tag, Range r, RecvMode mode, int32_t stream,
+                          int32_t channel) {
   Op op;
   op.kind = OpKind::kRecv;
   op.stream = stream;
+  op.channel = channel;
   op.peer = peer;
   op.tag = tag;
   op.offset = r.offset;

@@ -98,15 +98,17 @@ class RankBuilder {
 
   // `extra`: deps beyond the rule (flow control, lockstep); merged, sorted and unique.
   // `stream`: Op::stream, the channel's thread block that issues it (-1: none).
+  // `channel`: Op::channel, the channel whose connection carries it (-1: the stream's).
   uint32_t send(int peer, uint64_t tag, Range r, const std::vector<uint32_t>& extra = {},
-                int32_t stream = -1);
+                int32_t stream = -1, int32_t channel = -1);
   // An in-switch reduction of r over the rank's NVLS group: it writes r (like a kCopy
   // recv), so later sends of r depend on it. `deps`: flow-control deps only (the ranges
   // it reads are input on every rank of the group; see allreduce_hierarchical_nvls).
   uint32_t nvls_reduce(uint64_t tag, Range r, std::vector<uint32_t> deps);
   // A multicast store of r to the rank's NVLS group; deps by the rule, as a send.
   uint32_t nvls_store(uint64_t tag, Range r);
-  uint32_t recv(int peer, uint64_t tag, Range r, RecvMode mode, int32_t stream = -1);
+  uint32_t recv(int peer, uint64_t tag, Range r, RecvMode mode, int32_t stream = -1,
+                int32_t channel = -1);
 
  private:
   uint32_t push(Op&& op);

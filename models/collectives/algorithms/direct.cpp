@@ -38,7 +38,8 @@ Schedule allreduce_direct(const CollParams& p) {
         for (std::size_t c = 0; c < blk.size(); ++c) {
           const Range b = blk[c][phase == 0 ? static_cast<std::size_t>(dst) : ur];
           for (uint64_t j = 0; j < num_pieces(b, chunk); ++j)
-            rb.send(dst, tags(static_cast<int>(c), phase, j), piece_of(b, j, chunk));
+            rb.send(dst, tags(static_cast<int>(c), phase, j), piece_of(b, j, chunk), {}, -1,
+                    static_cast<int32_t>(c));
         }
       }
       for (int s = 1; s < n; ++s) {
@@ -47,7 +48,8 @@ Schedule allreduce_direct(const CollParams& p) {
           const Range b = blk[c][phase == 0 ? ur : static_cast<std::size_t>(src)];
           for (uint64_t j = 0; j < num_pieces(b, chunk); ++j)
             rb.recv(src, tags(static_cast<int>(c), phase, j), piece_of(b, j, chunk),
-                    phase == 0 ? RecvMode::kReduceSum : RecvMode::kCopy);
+                    phase == 0 ? RecvMode::kReduceSum : RecvMode::kCopy, -1,
+                    static_cast<int32_t>(c));
         }
       }
     }

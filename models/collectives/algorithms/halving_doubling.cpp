@@ -52,12 +52,14 @@ Schedule allreduce_halving_doubling(const CollParams& p) {
     auto send_all = [&](int peer, uint64_t step, const std::vector<Range>& per_ch) {
       for (std::size_t c = 0; c < per_ch.size(); ++c)
         for (uint64_t j = 0; j < num_pieces(per_ch[c], chunk); ++j)
-          rb.send(peer, tags(static_cast<int>(c), step, j), piece_of(per_ch[c], j, chunk));
+          rb.send(peer, tags(static_cast<int>(c), step, j), piece_of(per_ch[c], j, chunk), {},
+                  -1, static_cast<int32_t>(c));
     };
     auto recv_all = [&](int peer, uint64_t step, const std::vector<Range>& per_ch, RecvMode mode) {
       for (std::size_t c = 0; c < per_ch.size(); ++c)
         for (uint64_t j = 0; j < num_pieces(per_ch[c], chunk); ++j)
-          rb.recv(peer, tags(static_cast<int>(c), step, j), piece_of(per_ch[c], j, chunk), mode);
+          rb.recv(peer, tags(static_cast<int>(c), step, j), piece_of(per_ch[c], j, chunk), mode,
+                  -1, static_cast<int32_t>(c));
     };
     if (r < 2 * rem && r % 2 == 0) {  // folded out: hand the data over, get the result back
       send_all(r + 1, fold_in, ch);

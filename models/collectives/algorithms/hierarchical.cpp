@@ -105,14 +105,14 @@ Schedule allreduce_hierarchical(const CollParams& p, int domain_size) {
           static const std::vector<uint32_t> none;
           for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
             rb.send(to, tags(static_cast<int>(c), base + st, j), piece_of(g, j, chunk),
-                    first ? window[c] : none);
+                    first ? window[c] : none, -1, static_cast<int32_t>(c));
         }
         for (std::size_t c = 0; c < blk.size(); ++c) {
           const Range t = take(c);
           if (last1) window[c].clear();
           for (uint64_t j = 0; j < num_pieces(t, chunk); ++j) {
-            const uint32_t op =
-                rb.recv(from, tags(static_cast<int>(c), base + st, j), piece_of(t, j, chunk), mode);
+            const uint32_t op = rb.recv(from, tags(static_cast<int>(c), base + st, j),
+                                        piece_of(t, j, chunk), mode, -1, static_cast<int32_t>(c));
             if (last1) window[c].push_back(op);
           }
         }

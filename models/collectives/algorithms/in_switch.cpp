@@ -208,12 +208,14 @@ Schedule allreduce_hierarchical_nvls(const CollParams& p, int domain_size) {
         for (std::size_t c = 0; c < blk.size(); ++c) {
           const Range g = sub[c][i][ub(l)][ub(mod_n(k - t, N))];
           for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
-            rb.send(next_dom, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk));
+            rb.send(next_dom, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk), {}, -1,
+                    static_cast<int32_t>(c));
         }
         for (std::size_t c = 0; c < blk.size(); ++c) {
           const Range g = sub[c][i][ub(l)][ub(mod_n(k - 1 - t, N))];
           for (uint64_t j = 0; j < num_pieces(g, chunk); ++j)
-            rb.recv(prev_dom, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk), mode);
+            rb.recv(prev_dom, tags(static_cast<int>(c), st, j), piece_of(g, j, chunk), mode, -1,
+                    static_cast<int32_t>(c));
         }
       }
       // Phase 3: multicast block l to the domain, sub-block by sub-block in the order the

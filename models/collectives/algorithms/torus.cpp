@@ -90,8 +90,8 @@ Schedule torus_schedule(const CollParams& p) {
         for (uint64_t j = 0; j < np; ++j)
           for (int h = 0; h < 2; ++h)
             if (j < num_pieces(g[h], chunk))
-              done.push_back(
-                  rb.send(to[h], tags(int(c), slot, j0[h] + j), piece_of(g[h], j, chunk), barrier));
+              done.push_back(rb.send(to[h], tags(int(c), slot, j0[h] + j),
+                                     piece_of(g[h], j, chunk), barrier, -1, int32_t(c)));
       }
       for (size_t c = 0; c < chans.size(); ++c) {
         const uint64_t j0[2] = {0, num_pieces(stage[c][0], chunk)};
@@ -101,7 +101,7 @@ Schedule torus_schedule(const CollParams& p) {
           for (int h = 0; h < 2; ++h)
             if (j < num_pieces(t[h], chunk))
               done.push_back(rb.recv(to[1 - h], tags(int(c), slot, j0[h] + j),
-                                     piece_of(t[h], j, chunk), mode));
+                                     piece_of(t[h], j, chunk), mode, -1, int32_t(c)));
       }
       ++slot;
       barrier.clear();  // only the stage's first step waits
