@@ -40,6 +40,8 @@ done
 for b in "$OLD" "$NEW"; do [ -x "$b" ] || { echo "same_results: $b is not executable" >&2; exit 2; }; done
 
 S=--set
+RAIL2="$S topology.nodes=2 $S topology.spines=0 $S topology.uplinks_per_rail=0 $S workload.type=collective_sweep $S workload.collective=all_reduce $S workload.min_bytes=1MiB $S workload.max_bytes=8MiB"
+FT8="$S topology.tiers=2 $S topology.radix=4 $S topology.oversubscription=[1] $S device_types.eth_switch.ecn_kmin=8KiB $S device_types.eth_switch.ecn_kmax=64KiB $S device_types.eth_switch.trim_threshold=32KiB $S device_types.eth_switch.pfc_ecn_kmin=8KiB $S device_types.eth_switch.pfc_ecn_kmax=64KiB $S device_types.eth_switch.pfc_xoff=48KiB $S device_types.eth_switch.pfc_xon=24KiB $S workload={} $S workload.type=collective_sweep $S workload.collective=alltoall $S workload.min_bytes=4MiB $S workload.max_bytes=4MiB"
 # name|command and arguments (CONFIG paths relative to the repository)
 cases=(
   "minimal|run configs/minimal.yaml"
@@ -88,6 +90,16 @@ cases=(
   "compare_scaleup|compare configs/compare_scaleup.yaml $S workload.max_bytes=2MiB"
   "check_compare|check configs/compare_scaleup.yaml"
   "describe|describe"
+  # Scale-out Ethernet. The rail cluster cut to 2 nodes (scripts/auto_check.py's 2x_rail
+  # cases) on UEC and RoCE, a 1-8 MiB sweep (the 16 MiB row alone costs ~2.5 CPU s).
+  "2x_rail_uec_8m|run configs/32x_dgx_h100_rail.yaml $RAIL2 $S topology.scale_out=uec"
+  "2x_rail_roce_8m|run configs/32x_dgx_h100_rail.yaml $RAIL2 $S topology.scale_out=roce"
+  # The 8-host fat-tree cut with lowered thresholds (tests/system/test_ethernet.cpp,
+  # small_tree()): ECN marks, trims and NACKs on UEC, PFC pauses and CNPs on RoCE; and the
+  # receiver-credit (rccc) all-to-all through trims.
+  "ft8_uec|run configs/eth_fat_tree_128.yaml $FT8 $S topology.nic_type=uec"
+  "ft8_roce|run configs/eth_fat_tree_128.yaml $FT8 $S topology.nic_type=roce"
+  "ft8_uec_rccc_16m|run configs/eth_fat_tree_128.yaml $FT8 $S topology.nic_type=uec $S device_types.uec.cc=rccc $S workload.algorithm=pairwise $S workload.min_bytes=16MiB $S workload.max_bytes=16MiB"
 )
 if [ $full -eq 1 ]; then
   cases+=(

@@ -109,8 +109,11 @@ Packet* UecTransport::produce(Conn& c) {
     if (!may_send(c, e->copy.payload_bytes)) return nullptr;
     c.rtx.pop();
     e->lost = false;
+    c.rtx_bytes -= e->copy.payload_bytes;
     ++e->copy.retransmits;
     Packet* p = nic_.recreate(e->copy);
+    // The credit request it carries is the backlog now (its first copy's is stale).
+    p->credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
     p->entropy = c.ev.next(now);
     e->copy.entropy = p->entropy;  // the latest copy's path (a loss blames it)
     p->flags = uint8_t((p->flags & ~(kCe | kTrimmed | kUrgent)) | kAckReq);
@@ -136,7 +139,7 @@ Packet* UecTransport::produce(Conn& c) {
     p->flags |= kAckReq;
   p->psn = c.next_psn++;
   p->entropy = c.ev.next(now);
-  p->credit_bytes = uint32_t(std::min<uint64_t>(c.queued_bytes, UINT32_MAX));
+  p->credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
   TxEntry e;
   e.copy = *p;
   c.win.push(e);
@@ -165,6 +168,7 @@ void UecTransport::declare_lost(Conn& c, TxEntry& e, Cause why) {
   // using the entropy and freezes (spraying.h). A trim proved the path alive.
   if (why == Cause::kGap || why == Cause::kTimeout) c.ev.on_loss(e.copy.entropy, nic_.now());
   c.inflight -= e.copy.payload_bytes;
+  c.rtx_bytes += e.copy.payload_bytes;
   c.rtx.push(e.copy.psn);
 }
 
@@ -211,9 +215,23 @@ void UecTransport::on_data(Packet* p) {
   RxConn& r = rx(p->src);
   r.local = p->dst;
   if (p_.cc == "rccc") {
+    // The credit this copy used: its whole payload, also when a switch trimmed it to a
+    // header (the payload of a packet follows from its message offset and length: the
+    // NIC cuts messages into MSS packets). A trimmed packet will come again and needs
+    // credit again: the receiver counts it as owed (resend) until a retransmitted copy
+    // arrives, so that a credit request the sender made before it learnt of the trim
+    // (packets sent earlier arriving later) does not hide it.
+    const bool trimmed = p->flags & kTrimmed;
+    const uint64_t used =
+        trimmed ? std::min<uint64_t>(nic_.params().mss(), p->msg_bytes - p->offset)
+                : p->payload_bytes;
     r.backlog = p->credit_bytes;
-    r.granted -= std::min<uint64_t>(r.granted, p->payload_bytes);
-    if (r.backlog > r.granted && !r.in_credit_list) {
+    r.granted -= std::min<uint64_t>(r.granted, used);
+    if (trimmed)
+      r.resend += used;
+    else if (p->retransmits)
+      r.resend -= std::min<uint64_t>(r.resend, p->payload_bytes);
+    if (demand(r) > r.granted && !r.in_credit_list) {
       r.in_credit_list = true;
       credit_rr_.push(p->src);
       grant_credit();
@@ -256,7 +274,10 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
   // receiver acks a marked packet at once, as the echo), so its entropy is recycled too.
   if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.retransmits == 0 && !e->lost)
     c.ev.on_ack(e->copy.entropy, false, nic_.now());
-  if (!e->lost) c.inflight -= e->copy.payload_bytes;
+  if (!e->lost)
+    c.inflight -= e->copy.payload_bytes;
+  else
+    c.rtx_bytes -= e->copy.payload_bytes;  // acked while waiting to go again
   newly += e->copy.payload_bytes;
   c.max_acked_order = std::max(c.max_acked_order, e->order);
 }
@@ -372,8 +393,8 @@ void UecTransport::grant_credit() {
     const uint32_t src = credit_rr_.pop();
     RxConn& r = *rxs_[src];
     r.in_credit_list = false;
-    if (r.backlog <= r.granted) continue;
-    const uint64_t chunk = std::min<uint64_t>(p_.credit_chunk_bytes, r.backlog - r.granted);
+    if (demand(r) <= r.granted) continue;
+    const uint64_t chunk = std::min<uint64_t>(p_.credit_chunk_bytes, demand(r) - r.granted);
     r.granted += chunk;
     Packet* c = nic_.acquire();
     c->kind = PacketKind::kCredit;
@@ -384,7 +405,7 @@ void UecTransport::grant_credit() {
     ++n_.credits_sent;
     n_.credit_bytes_granted += chunk;
     nic_.send_control(c);
-    if (r.backlog > r.granted) {
+    if (demand(r) > r.granted) {
       r.in_credit_list = true;
       credit_rr_.push(src);
     }
@@ -438,6 +459,7 @@ void UecTransport::reset() {
     c->inflight = 0;
     c->order = c->max_acked_order = 0;
     c->credit = bdp_;
+    c->rtx_bytes = 0;
     c->listed = false;
   }
   for (const std::unique_ptr<RxConn>& r : rxs_) {
@@ -445,7 +467,7 @@ void UecTransport::reset() {
     r->w.reset();
     r->unacked = 0;
     r->any = false;
-    r->backlog = r->granted = 0;
+    r->backlog = r->granted = r->resend = 0;
     r->in_credit_list = false;
     r->local = 0;
   }

@@ -16,7 +16,11 @@
 // Receiver credits (cc: rccc): the receiver grants credit, paced at its line rate, in turn
 // to every sender that has announced a backlog (data packets carry the sender's backlog);
 // a sender starts with one BDP of credit and sends only what it holds credit for.
+// Retransmissions need credit like new packets, so they count in the backlog: the sender's
+// (new and to-resend bytes, on every copy) and, for a trimmed packet, the receiver's own
+// (its header arrived: the packet's whole payload used credit and will come again).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -100,6 +104,7 @@ class UecTransport final : public Transport {
     uint64_t order = 0;       // transmissions so far
     uint64_t max_acked_order = 0;
     uint64_t credit = 0;      // rccc: bytes it may still send
+    uint64_t rtx_bytes = 0;   // payload of the lost packets waiting in rtx (backlog too)
     std::unique_ptr<Nscc> cc;
     EntropyPolicy ev;
     bool listed = false;
@@ -112,6 +117,7 @@ class UecTransport final : public Transport {
     bool any = false;
     uint64_t backlog = 0;  // rccc: what the sender says it still has to send
     uint64_t granted = 0;  // rccc: credit granted not yet used by arrivals
+    uint64_t resend = 0;   // rccc: payload of trimmed packets not yet seen again
     bool in_credit_list = false;
     uint32_t local = 0;    // our endpoint the sender writes to
   };
@@ -125,6 +131,8 @@ class UecTransport final : public Transport {
   RxConn& rx(uint32_t src);
   TxEntry* entry(Conn& c, uint32_t psn);
   uint64_t window(const Conn& c) const;
+  static uint64_t backlog(const Conn& c) { return c.queued_bytes + c.rtx_bytes; }
+  static uint64_t demand(const RxConn& r) { return std::max(r.backlog, r.resend); }
   bool may_send(const Conn& c, uint32_t bytes) const;
   void list(Conn& c);
   Packet* produce(Conn& c);

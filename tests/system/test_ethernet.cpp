@@ -610,6 +610,45 @@ TEST(EthernetIndependentRows, SameRowAloneAndInsideAnySweepRoce) {
   EXPECT_GT(alone.pauses, 0u);
 }
 
+// Receiver credits (cc: rccc) through trims: the pairwise all-to-all of 16 MiB on the
+// 8-host cut trims ~2,000 packets. A trimmed packet used its whole payload's credit and
+// must be granted credit again; the receiver used to count only the header's bytes
+// against what it had granted, so it believed its senders still held credit they had
+// spent, stopped granting, and the row deadlocked at ~450 us (the stall detector's error
+// exit). Now: it completes, every trim is retransmitted after its NACK (none by timeout:
+// the credit comes, no timer has to rescue it) and the ledger balances. Time: at least the
+// ceiling (7/8 x 16 MiB through one 48.72 GB/s NIC port: 301 us); at most 1.5 x that
+// (measured 360 us, 1.20 x: trims, the first BDP and the credit round trips; a recovery by
+// retransmission timeouts or a stall would be far above).
+TEST(EthernetRccc, TrimmedPacketsGetCreditAgainAndTheRowCompletes) {
+  std::vector<std::string> a = small_tree("uec");
+  for (const char* s : {"workload.min_bytes=16MiB", "workload.max_bytes=16MiB",
+                        "workload.algorithm=pairwise", "device_types.uec.cc=rccc"})
+    a.insert(a.end(), {"--set", s});
+  const json r = run_ok(a, "rccc_trims");
+  ASSERT_FALSE(r.is_null());
+  expect_ledger_balanced(r);
+  const RowRun row = row_run(r, 16ull << 20);
+  EXPECT_GT(row.trims, 500u);
+  uint64_t rtx_trim = 0, rtx_other = 0, credits = 0;
+  for (const auto& [name, d] : r["stats"].items()) {
+    if (!d.contains("uec")) continue;
+    const json& u = d["uec"];
+    EXPECT_EQ(u["cc"].get<std::string>(), "rccc");
+    rtx_trim += u["retransmissions"]["trim_nack"].get<uint64_t>();
+    rtx_other += u["retransmissions"]["sack_gap"].get<uint64_t>() +
+                 u["retransmissions"]["timeout"].get<uint64_t>();
+    credits += u["credits_sent"].get<uint64_t>();
+  }
+  EXPECT_EQ(rtx_trim, row.trims);  // each trim once, after its NACK
+  EXPECT_EQ(rtx_other, 0u);
+  EXPECT_GT(credits, 0u);
+  const double ceiling_us = (16.0 * 1048576) * 7 / 8 / 48.72e9 * 1e6;
+  RecordProperty("time_us", std::to_string(row.time_us));
+  EXPECT_GE(row.time_us, ceiling_us);
+  EXPECT_LE(row.time_us, 1.5 * ceiling_us);
+}
+
 // The rail cluster cut to 2 nodes (scripts/auto_check.py's 2x_rail cases): the ring
 // all-reduce over UEC, RoCE and the InfiniBand credit NICs (the GPUs' own ports, reset as
 // endpoints), 1 MiB alone, last and in the middle. (Before the NICs reset: 47.19 us alone,
