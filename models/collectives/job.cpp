@@ -62,6 +62,7 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
         tag_map.emplace(op.tag, tag_map.size());
   std::vector<uint32_t> joins(group.size());
   int32_t max_stream = -1;
+  int32_t max_channel = -1;
   for (size_t i = 0; i < group.size(); ++i) {
     const int rank = group[i];
     if (rank < 0 || rank >= ranks()) throw InternalError("JobBuilder::add: rank out of range");
@@ -76,11 +77,18 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
         op.offset += offset;
         op.tag = next_tag_ + tag_map.at(o.tag);
       }
-      // Every embedded collective runs on its own thread blocks (streams): a sub's stream
-      // s becomes next_stream_ + s, so concurrent collectives never share one.
-      if (op.kind == OpKind::kSend && o.stream >= 0) {
+      // Every embedded collective runs on its own thread blocks (streams) and connections
+      // (channels): a sub's stream s becomes next_stream_ + s and its channel c
+      // next_channel_ + c, so concurrent collectives never share one. Sends and receives
+      // alike: the engine runs a stream's receives in its order too, and keys a connection's
+      // receive proxy by (peer, stream, channel).
+      if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) && o.stream >= 0) {
         op.stream = next_stream_ + o.stream;
         max_stream = std::max(max_stream, o.stream);
+      }
+      if ((op.kind == OpKind::kSend || op.kind == OpKind::kRecv) && o.channel >= 0) {
+        op.channel = next_channel_ + o.channel;
+        max_channel = std::max(max_channel, o.channel);
       }
       if (op.deps.empty()) {
         op.deps = start[i];
@@ -99,6 +107,7 @@ std::vector<uint32_t> JobBuilder::add(const Schedule& sub, const std::vector<int
   }
   next_tag_ += tag_map.size();
   next_stream_ += max_stream + 1;
+  next_channel_ += max_channel + 1;
   return joins;
 }
 

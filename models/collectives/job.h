@@ -57,7 +57,8 @@ class JobBuilder {
  private:
   Schedule s_;
   uint64_t next_tag_ = 0;
-  int32_t next_stream_ = 0;  // first stream id of the next embedded collective
+  int32_t next_stream_ = 0;   // first stream id of the next embedded collective
+  int32_t next_channel_ = 0;  // first channel id of the next embedded collective
 };
 
 // Sum of the durations of the kCompute ops of `rank` (its compute stream's busy time).

@@ -59,7 +59,8 @@ struct Op {
   uint64_t duration_ps = 0;   // kCompute and kDelay only
   // The rank's sequential executor (an NCCL channel's thread block) that issues this send
   // under the protocol model: sends of one stream run one at a time, in program order;
-  // -1: issued as soon as its deps are met. Read for kSend only.
+  // -1: issued as soon as its deps are met. A receive with a stream runs in that stream's
+  // order too (its turn comes after the stream's earlier ops).
   int32_t stream = -1;
   // The channel whose connection to `peer` carries this send or receive under the protocol
   // model: a connection is (writer, reader, stream, channel), with its own `slots` buffer

@@ -654,7 +654,7 @@ TEST(EthernetRccc, TrimmedPacketsGetCreditAgainAndTheRowCompletes) {
 // endpoints), 1 MiB alone, last and in the middle. (Before the NICs reset: 47.19 us alone,
 // 47.21 after a 256 KiB row, on both Ethernet transports.)
 TEST(EthernetIndependentRows, RailRingRowAloneAndInsideAnySweep) {
-  for (const std::string net : std::vector<std::string>{"uec", "roce", "infiniband"}) {
+  for (const std::string& net : std::vector<std::string>{"uec", "roce", "infiniband"}) {
     const std::vector<std::string> base = {
         "run",   source("configs/32x_dgx_h100_rail.yaml"),
         "--set", "topology.nodes=2",
