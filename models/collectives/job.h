@@ -36,7 +36,8 @@ class JobBuilder {
 
   // Embeds `sub`, a schedule over group.size() ranks, with its rank i on rank group[i]:
   // peers mapped through `group`, element offsets shifted by `offset`, tags renumbered to
-  // be unique in the job, deps shifted. The sub's dep-free ops of member i depend on
+  // be unique in the job, streams and channels renumbered so that no two embedded
+  // collectives share a thread block or a connection, deps shifted. The sub's dep-free ops of member i depend on
   // start[i] (empty: none). Returns, per member, a join op that completes when all of the
   // sub's ops on that rank have (with start[i] if the sub has no ops there).
   std::vector<uint32_t> add(const Schedule& sub, const std::vector<int>& group, uint64_t offset,
