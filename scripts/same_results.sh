@@ -151,7 +151,9 @@ run_case() {
 # and every schema_version (a compare file holds its systems' too).
 normalise_json() {
   python3 - "$@" <<'PY'
-import json, sys
+import json, signal, sys
+# A DIFF shows only the first lines (head): die quietly when the reader goes away.
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
 def strip(j):
     if isinstance(j, dict):
         return {k: strip(v) for k, v in j.items() if k not in ("run_cost", "command_line")}
