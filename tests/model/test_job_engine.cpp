@@ -27,18 +27,62 @@ coll::Schedule pair_allreduce() {
   return coll::make_schedule("all_reduce", "ring", cp);
 }
 
+// Four ranks on a ring of point-to-point links (one 25 GB/s NVLink-like link each way per
+// neighbour pair) and an engine over them.
+struct Rig {
+  Rig()
+      : bench(4, endpoint(), tb::nvlink_like(100'000, 1 << 20)),
+        ranks(pointers(bench)),
+        engine("engine", ranks, 4) {}
+  static EndpointParams endpoint() {
+    EndpointParams ep;
+    ep.ports = 2;
+    ep.memory_bandwidth_Bps = 1'000'000'000'000ull;
+    return ep;
+  }
+  static std::vector<Endpoint*> pointers(tb::RingBench& b) {
+    std::vector<Endpoint*> r;
+    for (auto& e : b.eps) r.push_back(e.get());
+    return r;
+  }
+  tb::RingBench bench;
+  std::vector<Endpoint*> ranks;
+  CollectiveEngine engine;
+};
+
+// Runs the jobs one after another and returns how long each took. gap_ps > 0: each job
+// starts that long after the previous one completed (its last protocol messages, e.g.
+// slot releases, are still on the wire when it completes); 0: at once.
+std::vector<uint64_t> run_jobs(CollectiveEngine& engine, std::vector<coll::Schedule>& jobs,
+                               uint64_t gap_ps) {
+  std::vector<uint64_t> took(jobs.size(), 0);
+  size_t next = 0;
+  uint64_t t0 = 0;
+  std::function<void()> run_next;
+  TimerQueue gap("gap", [&](uint64_t) { run_next(); });
+  run_next = [&]() {
+    if (next == jobs.size()) return;
+    t0 = sc_core::sc_time_stamp().value();
+    const size_t i = next++;
+    engine.start(std::move(jobs[i]), [&, i]() {
+      took[i] = sc_core::sc_time_stamp().value() - t0;
+      if (gap_ps == 0)
+        run_next();
+      else
+        gap.at(sc_core::sc_time_stamp().value() + gap_ps, 0);
+    });
+  };
+  run_next();
+  sc_core::sc_start();
+  return took;
+}
+
 }  // namespace
 
 TEST(JobEngine, DisjointGroupsRunConcurrentlyChainsSerialiseDelaysWait) {
   Scheduler::instance();
-  const LinkParams link = tb::nvlink_like(100'000, 1 << 20);
-  EndpointParams ep;
-  ep.ports = 2;
-  ep.memory_bandwidth_Bps = 1'000'000'000'000ull;
-  tb::RingBench bench(4, ep, link);
-  std::vector<Endpoint*> ranks;
-  for (auto& e : bench.eps) ranks.push_back(e.get());
-  CollectiveEngine engine("engine", ranks, 4);
+  Rig rig;
+  CollectiveEngine& engine = rig.engine;
   const coll::Schedule ar = pair_allreduce();
   const std::vector<std::vector<uint32_t>> none(2);
 
@@ -65,20 +109,7 @@ TEST(JobEngine, DisjointGroupsRunConcurrentlyChainsSerialiseDelaysWait) {
     b.collective(ar, {0, 1}, 0, 5'000'000, none);
     jobs.push_back(b.finish("delayed"));
   }
-  std::vector<uint64_t> took(jobs.size(), 0);
-  size_t next = 0;
-  uint64_t t0 = 0;
-  std::function<void()> run_next = [&]() {
-    if (next == jobs.size()) return;
-    t0 = sc_core::sc_time_stamp().value();
-    const size_t i = next++;
-    engine.start(std::move(jobs[i]), [&, i]() {
-      took[i] = sc_core::sc_time_stamp().value() - t0;
-      run_next();
-    });
-  };
-  run_next();
-  sc_core::sc_start();
+  const std::vector<uint64_t> took = run_jobs(engine, jobs, 0);
   ASSERT_GT(took[0], 0u);
   ASSERT_GT(took[3], 0u) << "jobs did not finish";
   EXPECT_EQ(took[1], took[0]) << "disjoint groups slowed each other";
@@ -98,14 +129,8 @@ TEST(JobEngine, DisjointGroupsRunConcurrentlyChainsSerialiseDelaysWait) {
 // groups must not slow each other (exact: they share nothing).
 TEST(JobEngine, ChainedCollectivesUnderTheProtocolModelEachTakeTheirOwnTime) {
   Scheduler::instance();
-  const LinkParams link = tb::nvlink_like(100'000, 1 << 20);
-  EndpointParams ep;
-  ep.ports = 2;
-  ep.memory_bandwidth_Bps = 1'000'000'000'000ull;
-  tb::RingBench bench(4, ep, link);
-  std::vector<Endpoint*> ranks;
-  for (auto& e : bench.eps) ranks.push_back(e.get());
-  CollectiveEngine engine("engine", ranks, 4);
+  Rig rig;
+  CollectiveEngine& engine = rig.engine;
   coll::SyncProtocol sync;
   sync.fence_flag = true;
   sync.ack_bytes = 16;
@@ -142,22 +167,7 @@ TEST(JobEngine, ChainedCollectivesUnderTheProtocolModelEachTakeTheirOwnTime) {
   }
   // Each job starts 20 us after the previous one completed: its last slot releases (kHead)
   // are still on the wire when it completes (the sweep waits for them the same way).
-  std::vector<uint64_t> took(jobs.size(), 0);
-  size_t next = 0;
-  uint64_t t0 = 0;
-  std::function<void()> run_next;
-  TimerQueue gap("gap", [&](uint64_t) { run_next(); });
-  run_next = [&]() {
-    if (next == jobs.size()) return;
-    t0 = sc_core::sc_time_stamp().value();
-    const size_t i = next++;
-    engine.start(std::move(jobs[i]), [&, i]() {
-      took[i] = sc_core::sc_time_stamp().value() - t0;
-      gap.at(sc_core::sc_time_stamp().value() + 20'000'000, 0);
-    });
-  };
-  run_next();
-  sc_core::sc_start();
+  const std::vector<uint64_t> took = run_jobs(engine, jobs, 20'000'000);
   ASSERT_GT(took[0], 0u);
   ASSERT_GT(took[2], 0u) << "jobs did not finish";
   // Chained collectives couple only through the previous one's last acks, flags and slot
