@@ -325,7 +325,7 @@ void put_stats(std::string& out, size_t pad, const StatsRegistry& reg, uint64_t 
 
 std::string results_text(const nlohmann::json& j, const StatsRegistry& stats, uint64_t now_ps,
                          const Observation& obs, bool training) {
-  // The small part as one tree, with a placeholder string where each large section goes:
+  // The small part as one tree, with a marker string (mark(k)) standing where each large section goes:
   // section 0 the run's statistics, then one per window (rows[w].stats) or, for training,
   // section 1 the job_stats array.
   nlohmann::ordered_json out = ordered(j);
@@ -340,7 +340,7 @@ std::string results_text(const nlohmann::json& j, const StatsRegistry& stats, ui
       rows[w]["stats"] = mark(sections++);
   }
   const std::string skeleton = json_text(out);
-  // Each placeholder's place in the text and the indentation of its line.
+  // Each marker's place in the text and the indentation of its line.
   struct At {
     size_t pos, len, section;
   };
@@ -349,7 +349,7 @@ std::string results_text(const nlohmann::json& j, const StatsRegistry& stats, ui
     const std::string m = nlohmann::json(mark(k)).dump();
     const size_t pos = skeleton.find(m);
     FABRICSIM_ASSERT(pos != std::string::npos && skeleton.find(m, pos + 1) == std::string::npos,
-                     "results.json: section placeholder " + std::to_string(k) + " not found once");
+                     "results.json: section marker " + std::to_string(k) + " not found once");
     at.push_back({pos, m.size(), k});
   }
   std::sort(at.begin(), at.end(), [](const At& a, const At& b) { return a.pos < b.pos; });
