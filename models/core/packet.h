@@ -33,6 +33,8 @@ namespace fabricsim {
 //               arrived, or go-back-N found a gap)
 //   kCnp        receiver -> sender: congestion notification (RoCEv2 DCQCN)
 //   kCredit     receiver -> sender: credit to send (receiver-driven congestion control)
+//   kCreditReq  sender -> receiver: a credit request (RTS): the sender is out of credit
+//               with data queued and nothing in flight that would announce it
 // and an Ethernet switch's link-level control frame:
 //   kPause      PFC (802.1Qbb) pause frame: stop priority `tc` for `pause_quanta`
 enum class PacketKind : uint8_t {
@@ -53,6 +55,7 @@ enum class PacketKind : uint8_t {
   kXportNack,
   kCnp,
   kCredit,
+  kCreditReq,
   kPause
 };
 constexpr size_t kPacketKinds = size_t(PacketKind::kPause) + 1;  // kPause is the last
@@ -129,11 +132,12 @@ class alignas(64) Packet {
   uint64_t sack_bits;      // ack: bit i set = PSN sack_base + i received
   uint32_t psn;            // data: sequence number in its connection; NACK: the PSN
                            // to send again
-  uint32_t ack_psn;        // ack/NACK: cumulative, every PSN below it was received
+  uint32_t ack_psn;        // ack/NACK: cumulative, every PSN below it was received;
+                           // kCreditReq: the credit (bytes) the sender holds
   uint32_t sack_base;      // ack: PSN of sack_bits bit 0
   uint32_t echo_psn;       // ack: the data PSN that triggered it
-  uint32_t credit_bytes;   // kCredit: bytes the sender may send; data: bytes of
-                           // backlog the sender still has (credit request)
+  uint32_t credit_bytes;   // kCredit: bytes the sender may send; data, kCreditReq:
+                           // bytes of backlog the sender still has (credit request)
   uint16_t echo_entropy;   // ack/NACK: entropy of the data packet that triggered it
   uint16_t pause_quanta;   // kPause: 512-bit times to pause (0 = resume)
   uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it

@@ -199,7 +199,8 @@ void RoceTransport::receive(Packet* p) {
       if (q.cc) q.cc->on_cnp(nic_.now());
       break;
     }
-    case PacketKind::kCredit: FABRICSIM_ASSERT(false, nic_.name() + ": RoCE takes no credits"); break;
+    case PacketKind::kCredit:
+    case PacketKind::kCreditReq: FABRICSIM_ASSERT(false, nic_.name() + ": RoCE takes no credits"); break;
     default: on_data(p); return;
   }
   PacketPool::global().release(p);

@@ -11,7 +11,7 @@ namespace {
 
 bool is_transport_control(PacketKind k) {
   return k == PacketKind::kXportAck || k == PacketKind::kXportNack || k == PacketKind::kCnp ||
-         k == PacketKind::kCredit;
+         k == PacketKind::kCredit || k == PacketKind::kCreditReq;
 }
 
 }  // namespace
@@ -106,7 +106,10 @@ Packet* UecTransport::produce(Conn& c) {
       c.rtx.pop();
       continue;
     }
-    if (!may_send(c, e->copy.payload_bytes)) return nullptr;
+    if (!may_send(c, e->copy.payload_bytes)) {
+      request_credit(c, e->copy.src);
+      return nullptr;
+    }
     c.rtx.pop();
     e->lost = false;
     c.rtx_bytes -= e->copy.payload_bytes;
@@ -128,7 +131,11 @@ Packet* UecTransport::produce(Conn& c) {
     n_.first_rtx_ps[k] = std::min(n_.first_rtx_ps[k], now);
     return p;
   }
-  if (c.newq.empty() || !may_send(c, c.newq.front()->payload_bytes)) return nullptr;
+  if (c.newq.empty()) return nullptr;
+  if (!may_send(c, c.newq.front()->payload_bytes)) {
+    request_credit(c, c.newq.front()->src);
+    return nullptr;
+  }
   Packet* p = c.newq.pop();
   c.queued_bytes -= p->payload_bytes;
   // Ack request (the PDS AR flag): the window closes behind it, or less than ack_bytes
@@ -167,6 +174,14 @@ void UecTransport::declare_lost(Conn& c, TxEntry& e, Cause why) {
   // A packet that vanished (no trimmed header came back) blames its path: REPS stops
   // using the entropy and freezes (spraying.h). A trim proved the path alive.
   if (why == Cause::kGap || why == Cause::kTimeout) c.ev.on_loss(e.copy.entropy, nic_.now());
+  // Receiver credits: a packet that vanished never reached the receiver, so the receiver
+  // still counts the credit it used as held by this sender (RxConn::granted) and grants
+  // nothing for it; the sender takes that credit back for the copy it must send again.
+  // Without this a sender whose packets were all dropped (no trimming) waits for credit
+  // that never comes. A loss declared on a SACK gap may be spurious (the copy arrives
+  // late): the receiver then counts both copies and the sender holds one packet's credit
+  // more than the receiver thinks, which is bounded and can only let it send, not stall.
+  if (p_.cc == "rccc" && why != Cause::kTrim) c.credit += e.copy.payload_bytes;
   c.inflight -= e.copy.payload_bytes;
   c.rtx_bytes += e.copy.payload_bytes;
   c.rtx.push(e.copy.psn);
@@ -180,6 +195,7 @@ void UecTransport::receive(Packet* p) {
     case PacketKind::kXportAck: on_ack(p); return;
     case PacketKind::kXportNack: on_nack(p); return;
     case PacketKind::kCredit: on_credit(p); return;
+    case PacketKind::kCreditReq: on_credit_request(p); return;
     default: break;
   }
   FABRICSIM_ASSERT(!is_transport_control(p->kind), nic_.name() + ": unexpected control packet");
@@ -369,6 +385,16 @@ void UecTransport::on_timer() {
     list(c);
   }
   if (!rto_.empty()) nic_.wake_at(rto_.front().at_ps);
+  // Credit requests not answered in time go again (the request or its answer was lost, or
+  // the receiver granted nothing: produce() asks again only if it still needs to).
+  while (!request_timers_.empty() && request_timers_.front().at_ps <= now) {
+    const RequestTimer t = request_timers_.pop();
+    Conn& c = *conns_[t.dst];
+    if (!c.requested || c.request_seq != t.seq) continue;
+    c.requested = false;
+    list(c);
+  }
+  if (!request_timers_.empty()) nic_.wake_at(request_timers_.front().at_ps);
   if (grant_pending_ && now >= next_grant_ps_) {
     grant_pending_ = false;
     grant_credit();
@@ -421,8 +447,49 @@ void UecTransport::grant_credit() {
 void UecTransport::on_credit(Packet* a) {
   Conn& c = conn(a->src);  // the granting endpoint
   c.credit += a->credit_bytes;
+  c.requested = false;
   PacketPool::global().release(a);
   if (!c.newq.empty() || !c.rtx.empty()) list(c);
+}
+
+// A sender that cannot send for want of credit announces its backlog only on the packets
+// it sends, so with nothing in flight the receiver may never learn of it: every packet it
+// sent vanished (dropped, not trimmed), or its hosts queued more after its last packet
+// left with a smaller backlog. Then it asks (one request out at a time; the window, not
+// credit, holds it back while packets are in flight). The request carries the credit it
+// holds, so that a receiver that believes it holds more (a grant or packet lost on the
+// way) grants again.
+void UecTransport::request_credit(Conn& c, uint32_t src) {
+  if (p_.cc != "rccc" || c.inflight != 0 || c.requested) return;
+  Packet* q = nic_.acquire();
+  q->kind = PacketKind::kCreditReq;
+  q->src = src;
+  q->dst = c.dst;
+  q->credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
+  q->ack_psn = uint32_t(std::min<uint64_t>(c.credit, UINT32_MAX));
+  q->tc = uint8_t(nic_.params().traffic_class);
+  ++n_.credit_requests_sent;
+  nic_.send_control(q);
+  c.requested = true;
+  ++c.request_seq;
+  const uint64_t at = nic_.now() + nic_.params().rto_ps;
+  request_timers_.push(RequestTimer{at, c.dst, c.request_seq});
+  nic_.wake_at(at);
+}
+
+void UecTransport::on_credit_request(Packet* q) {
+  ++n_.credit_requests_received;
+  const uint32_t src = q->src;
+  RxConn& r = rx(src);
+  r.local = q->dst;
+  r.backlog = q->credit_bytes;
+  r.granted = std::min<uint64_t>(r.granted, q->ack_psn);
+  PacketPool::global().release(q);
+  if (demand(r) > r.granted && !r.in_credit_list) {
+    r.in_credit_list = true;
+    credit_rr_.push(src);
+    grant_credit();
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -459,6 +526,8 @@ void UecTransport::reset() {
     c->inflight = 0;
     c->order = c->max_acked_order = 0;
     c->credit = bdp_;
+    c->requested = false;
+    c->request_seq = 0;
     c->rtx_bytes = 0;
     c->listed = false;
   }
@@ -474,6 +543,7 @@ void UecTransport::reset() {
   ready_.clear();
   rto_.clear();
   credit_rr_.clear();
+  request_timers_.clear();
   next_grant_ps_ = 0;
   grant_pending_ = false;
   echo_psn_ = UINT32_MAX;
@@ -531,6 +601,8 @@ void UecTransport::add_stats(nlohmann::json& j) const {
   if (p_.cc == "rccc") {
     t["credits_sent"] = n_.credits_sent;
     t["credit_bytes_granted"] = n_.credit_bytes_granted;
+    t["credit_requests_sent"] = n_.credit_requests_sent;
+    t["credit_requests_received"] = n_.credit_requests_received;
   }
   // Congestion window samples (one per ack) and spraying, over its connections.
   uint64_t wmin = UINT64_MAX, wmax = 0, wsum = 0, wn = 0, recycled = 0, explored = 0, freezes = 0;

@@ -18,7 +18,12 @@
 // a sender starts with one BDP of credit and sends only what it holds credit for.
 // Retransmissions need credit like new packets, so they count in the backlog: the sender's
 // (new and to-resend bytes, on every copy) and, for a trimmed packet, the receiver's own
-// (its header arrived: the packet's whole payload used credit and will come again).
+// (its header arrived: the packet's whole payload used credit and will come again). A
+// packet lost without a trace (dropped, found by a SACK gap or its timeout) gives the
+// sender its credit back: the receiver never counted it as used. A sender out of credit
+// with data queued and nothing in flight (whose arrival would announce its backlog) sends
+// a credit request (kCreditReq, htsim's RTS) with its backlog and the credit it holds, and
+// again after `rto` if no credit came.
 #pragma once
 #include <algorithm>
 #include <cstdint>
@@ -73,6 +78,7 @@ class UecTransport final : public Transport {
     uint64_t acks_sent = 0, nacks_sent = 0, acks_received = 0, nacks_received = 0;
     uint64_t ecn_echoes = 0, duplicates = 0, delivered = 0, trimmed_received = 0;
     uint64_t credits_sent = 0, credit_bytes_granted = 0, penalties_sent = 0;
+    uint64_t credit_requests_sent = 0, credit_requests_received = 0;
     // When the first retransmission of each cause (trim NACK, SACK gap, timeout) was sent
     // (MAX: none): how soon a loss was recovered, and by what (docs/scaleout.md, "Failure").
     uint64_t first_rtx_ps[3] = {UINT64_MAX, UINT64_MAX, UINT64_MAX};
@@ -104,6 +110,8 @@ class UecTransport final : public Transport {
     uint64_t order = 0;       // transmissions so far
     uint64_t max_acked_order = 0;
     uint64_t credit = 0;      // rccc: bytes it may still send
+    bool requested = false;   // rccc: a credit request is out, no credit came since
+    uint32_t request_seq = 0; // rccc: requests sent (names the latest one's timer)
     uint64_t rtx_bytes = 0;   // payload of the lost packets waiting in rtx (backlog too)
     std::unique_ptr<Nscc> cc;
     EntropyPolicy ev;
@@ -126,6 +134,10 @@ class UecTransport final : public Transport {
     uint32_t dst, psn;
     uint64_t order;
   };
+  struct RequestTimer {  // rccc: a credit request not answered by then is sent again
+    uint64_t at_ps;
+    uint32_t dst, seq;
+  };
 
   Conn& conn(uint32_t dst);
   RxConn& rx(uint32_t src);
@@ -143,6 +155,8 @@ class UecTransport final : public Transport {
   void on_ack(Packet* a);
   void on_nack(Packet* a);
   void on_credit(Packet* a);
+  void on_credit_request(Packet* q);
+  void request_credit(Conn& c, uint32_t src);
   void send_ack(Packet* data, RxConn& r, bool nack);
   void grant_credit();
 
@@ -155,6 +169,7 @@ class UecTransport final : public Transport {
   Fifo<uint32_t> ready_;                      // connections that may have work
   Fifo<Rto> rto_;
   Fifo<uint32_t> credit_rr_;                  // rccc: senders waiting for credit
+  Fifo<RequestTimer> request_timers_;         // rccc: in send order (one fixed delay)
   uint64_t next_grant_ps_ = 0;                // rccc: the credit pacer's next slot
   bool grant_pending_ = false;
   Counters n_;

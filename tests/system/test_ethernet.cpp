@@ -649,6 +649,61 @@ TEST(EthernetRccc, TrimmedPacketsGetCreditAgainAndTheRowCompletes) {
   EXPECT_LE(row.time_us, 1.5 * ceiling_us);
 }
 
+// Receiver credits through drops: the same all-to-all without trimming, the switches'
+// shared buffer cut to 64 KiB so that they drop (dynamic threshold). A dropped packet never
+// reaches its receiver, which still counts the credit it used as held by the sender; and a
+// sender whose last packet left announcing less than its hosts then queued has nothing in
+// flight to announce more. Before, the row deadlocked (the stall detector's error exit; at
+// 16 KiB, 64 KiB and 256 KiB alike); now the sender gets the credit of a vanished packet back
+// and, out of credit with nothing in flight, sends a credit request. Asserted: it completes,
+// the ledger balances, every drop is retransmitted (by SACK gap or timeout: no trims here),
+// requests were needed and answered. Time: at least the ceiling (301 us, above); at most
+// 5 x that: measured 922.5 us (3.1 x), every drop recovered by a SACK gap or the 100 us
+// timeout while the other connections keep the ports busy; a stall until the request's
+// timeout per step would be well above (8 steps x 100 us on top).
+TEST(EthernetRccc, DroppedPacketsWithoutTrimmingStillComplete) {
+  std::vector<std::string> a = ft({"topology.tiers=2", "topology.radix=4",
+                                   "topology.oversubscription=[1]", "topology.nic_type=uec",
+                                   "device_types.eth_switch.ecn_kmin=4KiB",
+                                   "device_types.eth_switch.ecn_kmax=8KiB",
+                                   "device_types.eth_switch.pfc_ecn_kmin=4KiB",
+                                   "device_types.eth_switch.pfc_ecn_kmax=8KiB",
+                                   "device_types.eth_switch.pfc_xoff=8KiB",
+                                   "device_types.eth_switch.pfc_xon=4KiB",
+                                   "device_types.eth_switch.trimming=false",
+                                   "device_types.eth_switch.buffer=64KiB",
+                                   "device_types.uec.cc=rccc",
+                                   "workload={type: collective_sweep, collective: alltoall, "
+                                   "min_bytes: 16MiB, max_bytes: 16MiB, algorithm: pairwise}"});
+  const json r = run_ok(a, "rccc_drops");
+  ASSERT_FALSE(r.is_null());
+  expect_ledger_balanced(r);
+  const json& l = r["checks"]["packet_ledger"];
+  uint64_t dropped = 0;
+  for (const auto& [reason, n] : l["dropped"].items()) dropped += n.get<uint64_t>();
+  EXPECT_GT(dropped, 500u);
+  uint64_t rtx = 0, rtx_trim = 0, requests_sent = 0, requests_received = 0;
+  for (const auto& [name, d] : r["stats"].items()) {
+    if (!d.contains("uec")) continue;
+    const json& u = d["uec"];
+    rtx_trim += u["retransmissions"]["trim_nack"].get<uint64_t>();
+    rtx += u["retransmissions"]["sack_gap"].get<uint64_t>() +
+           u["retransmissions"]["timeout"].get<uint64_t>();
+    requests_sent += u["credit_requests_sent"].get<uint64_t>();
+    requests_received += u["credit_requests_received"].get<uint64_t>();
+  }
+  EXPECT_EQ(rtx_trim, 0u);
+  EXPECT_EQ(rtx, dropped);  // each drop sent again once (no duplicates: none was spurious)
+  EXPECT_EQ(l["duplicates_received"].get<uint64_t>(), 0u);
+  EXPECT_GT(requests_sent, 0u);
+  EXPECT_EQ(requests_received, requests_sent);  // control packets are not dropped here
+  const RowRun row = row_run(r, 16ull << 20);
+  const double ceiling_us = (16.0 * 1048576) * 7 / 8 / 48.72e9 * 1e6;
+  RecordProperty("time_us", std::to_string(row.time_us));
+  EXPECT_GE(row.time_us, ceiling_us);
+  EXPECT_LE(row.time_us, 5 * ceiling_us);
+}
+
 // The rail cluster cut to 2 nodes (scripts/auto_check.py's 2x_rail cases): the ring
 // all-reduce over UEC, RoCE and the InfiniBand credit NICs (the GPUs' own ports, reset as
 // endpoints), 1 MiB alone, last and in the middle. (Before the NICs reset: 47.19 us alone,
