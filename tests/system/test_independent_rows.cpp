@@ -58,8 +58,8 @@ uint64_t expect_same_row(const std::string& config, const std::vector<std::strin
 
 // PCIe root complex (configs/pcie_8gpu.yaml, p2p off: every byte goes up, through host
 // memory and down). The host path's three stages carry their serialisation remainders
-// from one transaction to the next (512 GB/s and 460.8 GB/s do not divide 1 ps per
-// byte); they are reset between rows (RootComplex::reset_dynamic_state). Before: the
+// from one transaction to the next (at 512 GB/s and 460.8 GB/s a byte is not a whole
+// number of picoseconds); they are reset between rows (RootComplex::reset_dynamic_state). Before: the
 // 1 MiB ring row took 108,740,550 ps alone, 108,740,551 after a 256 KiB row and
 // 108,740,549 after a 64 KiB and a 256 KiB row.
 TEST(IndependentRowsFamilies, PcieRootComplexHostBounce) {
