@@ -40,6 +40,13 @@ uint64_t HostPath::forward(uint64_t t, uint64_t bytes) {
   return down_free_;
 }
 
+void HostPath::reset() {
+  up_ = Serializer(up_.rate_bps());
+  down_ = Serializer(down_.rate_bps());
+  mem_ = Serializer(mem_.rate_bps());
+  up_free_ = down_free_ = mem_free_ = 0;
+}
+
 nlohmann::json HostPath::stats_json(uint64_t now_ps) const {
   auto util = [&](uint64_t busy) { return now_ps ? double(busy) / double(now_ps) : 0.0; };
   nlohmann::json j;

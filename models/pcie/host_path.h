@@ -16,6 +16,7 @@
 // throughput is exact (every resource is busy exactly bytes / rate per transaction); a
 // transaction's latency is store-and-forward per stage at transaction granularity.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
@@ -38,6 +39,13 @@ class HostPath {
   // A transaction of `bytes` payload enters the host path at `t_ps`; returns the time its
   // last byte has come back down to the root ports (ready to leave on the egress port).
   uint64_t forward(uint64_t t_ps, uint64_t bytes);
+  // When the last forwarded byte is down (every stage is free from then on).
+  uint64_t idle_at() const { return std::max({up_free_, mem_free_, down_free_}); }
+  // Between independent measurements, once idle: the stages' carried serialisation
+  // remainders and busy-until times as when built (a remainder left by one row would
+  // shift the next row's times by up to 1 ps per stage). Kept: the statistics (busy
+  // times, bytes written, read and forwarded).
+  void reset();
 
   const HostPathParams& params() const { return p_; }
   uint64_t up_busy_ps() const { return up_busy_; }

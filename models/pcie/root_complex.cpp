@@ -1,5 +1,6 @@
 #include "models/pcie/root_complex.h"
 
+#include "models/core/errors.h"
 #include "models/core/limits.h"
 #include "models/switch/switch_kind.h"
 
@@ -7,6 +8,14 @@ namespace fabricsim {
 
 uint64_t RootComplex::ready_ps(int, int, const Packet& p, uint64_t t_ps) {
   return host_.forward(t_ps, p.payload_bytes);
+}
+
+void RootComplex::reset_dynamic_state() {
+  // Nothing is on the host path once the switch is idle: every transaction it forwarded
+  // has come down and left (the sweep resets only when no packet is in flight).
+  FABRICSIM_ASSERT(host_.idle_at() <= SwitchFrame::now(),
+                   frame().display_name() + ": host path reset while it is busy");
+  host_.reset();
 }
 
 void RootComplex::add_stats(nlohmann::json& j, uint64_t now_ps) const {

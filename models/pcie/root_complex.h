@@ -16,6 +16,9 @@ class RootComplex : public SwitchFeature {
   unsigned hooks() const override { return kAfterCrossbar; }
   uint64_t ready_ps(int in, int out, const Packet& p, uint64_t t_ps) override;
   void add_stats(nlohmann::json& j, uint64_t now_ps) const override;
+  // Independent measurements: the host path's remainders and busy-until times as when
+  // built (HostPath::reset); its statistics are kept.
+  void reset_dynamic_state() override;
   const HostPath& host_path() const { return host_; }
 
  private:
