@@ -35,6 +35,7 @@ cases=(
   "pcie_8gpu_p2p 64MiB|configs/pcie_8gpu_p2p.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "2x_dgx_h100_ib 256MiB|configs/2x_dgx_h100_ib.yaml|--set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
   "16x_dgx_h100_ib 64MiB|configs/16x_dgx_h100_ib.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "16x_dgx_h100_ib 64MiB round robin in packets|configs/16x_dgx_h100_ib.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB --set simulation.aggregate_round_robin_packets=true"
   "32x_dgx_h100_rail 2 nodes uec 256MiB|configs/32x_dgx_h100_rail.yaml|--set topology.nodes=2 --set topology.spines=0 --set topology.uplinks_per_rail=0 --set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
   "32x_dgx_h100_rail 2 nodes roce 256MiB|configs/32x_dgx_h100_rail.yaml|--set topology.scale_out=roce --set topology.nodes=2 --set topology.spines=0 --set topology.uplinks_per_rail=0 --set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
   "tpu_v4_slice as shipped|configs/tpu_v4_slice.yaml|"

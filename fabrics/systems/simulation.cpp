@@ -31,6 +31,14 @@ const ParamBlock& simulation_params() {
                   "otherwise run packet by packet (docs/architecture.md, \"Aggregation\").",
                   0),
             &S::aggregate_min_group_message),
+       bind(param("aggregate_round_robin_packets", K::kBool, "false", "",
+                  "Under NCCL's protocol model a GPU's data messages share each port round "
+                  "robin. false: each turn is one transaction. true: while two or more "
+                  "messages take turns on a port each turn is one packet, as per packet, and "
+                  "a message moves as aggregated transactions only while it has the port to "
+                  "itself (docs/architecture.md, \"Aggregation under round robin\"). Costs "
+                  "CPU where messages share ports most of the time."),
+            &S::aggregate_round_robin_packets),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error (exit 2) if the workload has not finished by this "
                   "simulated time.",

@@ -24,6 +24,7 @@ struct SimulationParams {
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
   uint64_t aggregate_min_group_message = 0;
+  bool aggregate_round_robin_packets = false;
   uint64_t time_limit_ps = 0;
   bool functional = false;
   uint64_t wall_limit_ps = 0;    // wall-clock time a run may take (ps, as every time)
@@ -126,7 +127,8 @@ struct SystemSpec {
   // What the models need of the run-wide settings when they are built.
   RunSettings run_settings() const {
     return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message,
-                       simulation.aggregate_min_group_message};
+                       simulation.aggregate_min_group_message,
+                       simulation.aggregate_round_robin_packets};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
 

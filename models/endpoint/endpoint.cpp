@@ -186,21 +186,34 @@ Packet* Endpoint::cut(Queue& q, int port) {
       [](uint64_t id, const Msg& m) { return id < m.id; });
   const size_t start = size_t(after - q.msgs.begin());
   for (size_t k = start; k < q.msgs.size(); ++k)
-    if (Packet* p = cut_from(q, k, port)) {
+    if (Packet* p = cut_from(q, k, port, true)) {
       rr_last_[port] = q.msgs[k].id;
       return p;
     }
   for (size_t k = q.first_uncut; k < start && k < q.msgs.size(); ++k)
-    if (Packet* p = cut_from(q, k, port)) {
+    if (Packet* p = cut_from(q, k, port, true)) {
       rr_last_[port] = q.msgs[k].id;
       return p;
     }
   return nullptr;
 }
 
+// Whether a data message other than k still has bytes to cut that `port` can carry: under
+// round robin it takes turns with k on the port.
+bool Endpoint::shares_port(const Queue& q, size_t k, int port) const {
+  for (size_t j = q.first_uncut; j < q.msgs.size(); ++j) {
+    if (j == k) continue;
+    const Msg& m = q.msgs[j];
+    if (m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) continue;
+    if ((m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst]).test(port)) return true;
+  }
+  return false;
+}
+
 // The next transaction of message k for `port`, or nullptr if the port cannot carry it or
 // it has nothing left to cut (a fully cut oldest message moves first_uncut on).
-Packet* Endpoint::cut_from(Queue& q, size_t k, int port) {
+// `turns`: k is cut in its round-robin turn (interleave on, data queue).
+Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
   {
     Msg& m = q.msgs[k];
     if (m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) {
@@ -219,8 +232,13 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port) {
                                       : packet_payload_[port];
     const uint64_t txn = m.packet_cap ? pkt : txn_payload_[port];
     uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, pkt);
-    if (txn > pkt && m.bytes >= (group ? params_.aggregate_min_group_message
-                                       : params_.aggregate_min_message)) {
+    // With aggregate_round_robin_packets, a turn shared with other messages is one packet,
+    // as per packet: per packet, concurrent messages progress together and finish late
+    // together, while whole transactions per turn let them finish one after another
+    // (docs/architecture.md, "Aggregation under round robin").
+    if (txn > pkt &&
+        m.bytes >= (group ? params_.aggregate_min_group_message : params_.aggregate_min_message) &&
+        !(turns && params_.aggregate_round_robin_packets && shares_port(q, k, port))) {
       const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;

@@ -174,7 +174,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     std::vector<size_t> port_start;
   };
   Packet* cut(Queue& q, int port);
-  Packet* cut_from(Queue& q, size_t k, int port);
+  Packet* cut_from(Queue& q, size_t k, int port, bool turns = false);
+  bool shares_port(const Queue& q, size_t k, int port) const;
   static void retire(Queue& q);
   Queue control_, data_;            // the DMA serves control_ first
   // Faults: transactions to send again, oldest first, each with the message it was cut

@@ -40,6 +40,10 @@ struct EndpointParams {
   uint64_t aggregate_bytes = 0;       // max payload per transaction; 0 = one packet each
   uint64_t aggregate_min_message = 0; // messages smaller than this always go packet by packet
   uint64_t aggregate_min_group_message = 0;  // the same for in-switch group messages (NVLS)
+  // Under interleave (set_interleave), while two or more data messages take turns on a
+  // port, each turn is one packet (as per packet); aggregated transactions only for a
+  // message that has the port to itself. false: each turn is one transaction.
+  bool aggregate_round_robin_packets = false;
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
 
   int total_ports() const { return ports + nic_ports; }
