@@ -15,8 +15,9 @@
 //    when it holds credits for all of its wire bytes. Between two plain Ports the receiver
 //    keeps the returns instead (returns_, below): the same times, order and wake-ups.
 // Serialisation is a busy-until time; in-flight transactions (linked through the packets,
-// "Arrivals" below) and credits sit in FIFOs (arrival order equals send order on a link). Arrivals have one pending event; credit
-// returns are absorbed when the transmitter next looks, and wake it only while it waits.
+// "Arrivals" below) and credits sit in FIFOs (arrival order equals send order on a link).
+// Arrivals have one pending event; credit returns are absorbed when the transmitter next
+// looks, and wake it only while it waits.
 //
 // Link-level retry (only when LinkParams::ber > 0; docs/models.md, "Link-level retry"):
 // the port's LinkLayer draws the bit errors and says when each transaction's good copies

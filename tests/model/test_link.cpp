@@ -89,7 +89,8 @@ TEST(Link, ArrivalsFarApartOnALongLinkKeepTheirTimes) {
   const uint64_t ser = 6'400;            // 128 B payload, 160 B on the wire at 200 Gb/s
   Pair p(one_port(), tb::nvlink_like(prop, 64 * 1024));
   std::vector<uint64_t> at;
-  p.b.on_delivery([&](const Endpoint::Delivery&) { at.push_back(sc_core::sc_time_stamp().value()); });
+  p.b.on_delivery(
+      [&](const Endpoint::Delivery&) { at.push_back(sc_core::sc_time_stamp().value()); });
   // tag 1 at 0; tags 2 and 3 at 5 ms (back to back: a small delta after a far one); tag 4
   // at 9.9 ms (4.9 ms after tag 3 is sent, while tags 1-3 are still on the link).
   TimerQueue later("later", [&](uint64_t tag) { p.a.send(1, 128, tag); });
