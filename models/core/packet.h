@@ -98,7 +98,12 @@ class alignas(64) Packet {
   uint32_t npackets = 0;       // protocol packets in this transaction
   uint32_t link_bytes = 0;     // per hop: wire bytes on the link it last crossed (= credits
                                // it holds)
-  uint32_t hops = 0;           // per hop: links crossed so far
+  uint32_t next_due_delta = 0; // per hop, while on a link: the due time of the transaction
+                               // sent after it on that link minus its own (kFarDue: too far
+                               // or earlier; read it from that packet). The receiving port
+                               // holds the first arrival's due time and learns the next one
+                               // here, in the line it reads to deliver this one
+                               // (models/link/port.h, "Arrivals").
   int32_t route_port = -1;     // per hop: egress port chosen by the switch it is in
   PacketKind kind = PacketKind::kData;
   uint8_t vc = 0;              // virtual channel (credit class)
@@ -108,8 +113,9 @@ class alignas(64) Packet {
   uint8_t flags = 0;           // PacketFlag bits (ECN, trimmed, urgent)
   uint16_t in_port = 0;        // per hop: ingress port at the switch it is in (set by an
                                // output-queued switch frame for its features)
-  Packet* queue_next = nullptr; // per hop: the next packet of the switch's virtual output
-                                // queue it waits in (PacketQueue, models/core/packet_queue.h)
+  Packet* queue_next = nullptr; // per hop: the next packet of the switch queue it waits in
+                                // (PacketQueue, models/core/packet_queue.h) or, while on a
+                                // link, of that link's arrivals (Port)
   // --- second cache line: the message, for the endpoints ---
   uint64_t msg_id = 0;         // globally unique message id
   uint64_t msg_bytes = 0;      // payload bytes of the whole message
@@ -160,6 +166,11 @@ class alignas(64) Packet {
   }
 
 };
+
+// Packet::next_due_delta's value when the next arrival's due time is not this one's plus
+// a 32-bit delta (2^32 ps = 4.3 ms later or more, or earlier): the port reads it from
+// that packet.
+constexpr uint32_t kFarDue = UINT32_MAX;
 
 static_assert(sizeof(Packet) == 192, "Packet: three cache lines (see the layout note)");
 static_assert(offsetof(Packet, queue_next) + sizeof(Packet*) <= 64,

@@ -56,7 +56,6 @@ void EthernetMmu::send_pause(int port, uint8_t prio, uint16_t quanta) {
   f->pause_quanta = quanta;
   f->npackets = 1;
   f->route_port = port;
-  f->hops = 0;
   frame().emit(port, f);
   if (quanta) {
     ++pauses_sent_;

@@ -108,7 +108,7 @@ void Port::tx_step(uint64_t t) {
   // Sending it pushes onto the receiver's arrival FIFO and counters (nb_transport_fw):
   // start fetching them while the credits and framing are worked out.
   if (fw_port_) {
-    __builtin_prefetch(&fw_port_->arrivals_, 1);
+    __builtin_prefetch(&fw_port_->arr_head_, 1);
     __builtin_prefetch(&fw_port_->c_, 1);
     __builtin_prefetch(credit_q_);  // the peer's returns_ (returns_here_), or ours
   }
@@ -164,7 +164,6 @@ void Port::tx_step(uint64_t t) {
     acks_.push(Ack{tm.tail_ps + ack_wait_ps_, wire});
   }
   p->link_bytes = uint32_t(wire);
-  ++p->hops;
 
   c_.tx_payload_bytes += p->payload_bytes;
   c_.tx_wire_bytes += wire;
@@ -188,35 +187,51 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   const uint64_t delay = d.value() + rx_latency_ps_;
   p.head_ps += delay;
   p.tail_ps += delay;
-  const uint64_t at = rx_at_head_ ? p.head_ps : p.tail_ps;
-  const bool was_empty = arrivals_.empty();
-  arrivals_.push(Arrival{at, &p});
+  const uint64_t at = due_of(&p);
+  p.queue_next = nullptr;
   c_.rx_payload_bytes += p.payload_bytes;
   c_.rx_packets += p.npackets;
   ++c_.rx_transactions;
-  if (was_empty) {
-    if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(&p) + 64);  // as rx_method
-    Scheduler::instance().set(rx_alarm_, at, &p);
+  if (arr_head_) {
+    // The previous arrival carries this one's due time (read when that one is delivered).
+    Packet* last = arr_tail_;
+    last->next_due_delta = at >= arr_tail_due_ && at - arr_tail_due_ < kFarDue
+                               ? uint32_t(at - arr_tail_due_)
+                               : kFarDue;
+    last->queue_next = &p;
+    arr_tail_ = &p;
+    arr_tail_due_ = at;
+    return tlm::TLM_ACCEPTED;
   }
+  arr_head_ = arr_tail_ = &p;
+  arr_head_due_ = arr_tail_due_ = at;
+  if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(&p) + 64);  // as rx_method
+  Scheduler::instance().set(rx_alarm_, at, &p);
   return tlm::TLM_ACCEPTED;
 }
 
 void Port::rx_method() {
   const uint64_t t = now();
-  while (!arrivals_.empty()) {
-    const Arrival a = arrivals_.front();
-    if (a.at_ps > t) {
+  while (Packet* p = arr_head_) {
+    if (arr_head_due_ > t) {
       // The next arrival's packet was last touched when it was sent, and an endpoint
       // reads its second line too (the message): start fetching them now, ahead of the
       // calendar's own prefetch of the hinted first line a few wake-ups before it is due,
       // so that what is read then comes from a nearer cache (docs/performance.md).
-      __builtin_prefetch(a.p);
-      if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(a.p) + 64);
-      Scheduler::instance().set(rx_alarm_, a.at_ps, a.p);
+      __builtin_prefetch(p);
+      if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(p) + 64);
+      Scheduler::instance().set(rx_alarm_, arr_head_due_, p);
       return;
     }
-    arrivals_.pop();
-    Packet* p = a.p;
+    // Unlink it before its owner takes it (a switch links it into a queue of its own). The
+    // next arrival's due time is in this packet's line, read here anyway.
+    Packet* next = p->queue_next;
+    arr_head_ = next;
+    if (next) {
+      const uint32_t d = p->next_due_delta;
+      arr_head_due_ = __builtin_expect(d != kFarDue, 1) ? arr_head_due_ + d : due_of(next);
+      p->queue_next = nullptr;
+    }
     // Its credits go back to the sender soon (a switch: when it crosses the crossbar):
     // start fetching the sender's credit state, cold on a large fabric, now (kept here
     // when returns_here_: nothing of the sender's to fetch).
@@ -282,7 +297,7 @@ uint64_t Port::idle_at() const {
 }
 
 void Port::reset() {
-  FABRICSIM_ASSERT(arrivals_.empty(), display_name_ + ": reset with arrivals pending");
+  FABRICSIM_ASSERT(!arr_head_, display_name_ + ": reset with arrivals pending");
   absorb_credits(UINT64_MAX);
   for (uint32_t vc = 0; vc < vcs_; ++vc)
     FABRICSIM_ASSERT(credits_[vc] == peer_rx_buffer_bytes_ ||

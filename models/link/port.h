@@ -14,9 +14,10 @@
 //    during the call and does not keep the reference. A sender starts a transaction only
 //    when it holds credits for all of its wire bytes. Between two plain Ports the receiver
 //    keeps the returns instead (returns_, below): the same times, order and wake-ups.
-// Serialisation is a busy-until time; in-flight transactions and credits sit in FIFOs
-// (arrival order equals send order on a link). Arrivals have one pending event; credit
-// returns are absorbed when the transmitter next looks, and wake it only while it waits.
+// Serialisation is a busy-until time; in-flight transactions (linked through the packets,
+// "Arrivals" below) and credits sit in FIFOs (arrival order equals send order on a link).
+// Arrivals have one pending event; credit returns are absorbed when the transmitter next
+// looks, and wake it only while it waits.
 //
 // Link-level retry (only when LinkParams::ber > 0; docs/models.md, "Link-level retry"):
 // the port's LinkLayer draws the bit errors and says when each transaction's good copies
@@ -292,13 +293,11 @@ class Port : public sc_core::sc_module,
     uint32_t vc;
     uint32_t bytes;
   };
-  // An arrival: its due time (head or tail, per rx_at_head) beside the packet, so that
-  // looking at an arrival not yet due does not load the packet (a cold line on a large
-  // fabric: it was last touched when it was sent).
-  struct Arrival {
-    uint64_t at_ps;
-    Packet* p;
-  };
+  // Cold paths (faults): the arrivals in order, and cutting the list after its first `n`.
+  std::vector<Packet*> arrival_list() const;
+  void keep_arrivals(size_t n);
+  // The due time of an arrival (head or tail, per rx_at_head), as pushed.
+  uint64_t due_of(const Packet* p) const { return rx_at_head_ ? p->head_ps : p->tail_ps; }
   struct Ack {  // the replay buffer frees `bytes` at `at_ps`
     uint64_t at_ps;
     uint64_t bytes;
@@ -338,7 +337,18 @@ class Port : public sc_core::sc_module,
   Port* bw_port_ = nullptr;  // what rx->nb_transport_bw calls
   PortProbe* probe_ = nullptr;
   Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  Fifo<Arrival> arrivals_;
+  // Arrivals: the transactions on their way in, linked through the packets
+  // (Packet::queue_next: a packet on a link is in no switch queue), in send order. The
+  // port holds the first one's due time; each packet carries the next one's, as a delta
+  // from its own (Packet::next_due_delta), in the line the delivery reads anyway. So a
+  // look at an arrival not yet due loads no packet, and the next due time is never a
+  // dependent load of another packet (with only the packets' own times it was: DGX H100
+  // 9-25% slower; with a ring of (due, packet) slots, the send writes and the arrival
+  // reads a slot that is cold on a large fabric; docs/performance.md, 2026-12-02).
+  Packet* arr_head_ = nullptr;
+  Packet* arr_tail_ = nullptr;
+  uint64_t arr_head_due_ = 0;  // due time of arr_head_
+  uint64_t arr_tail_due_ = 0;  // due time of arr_tail_
   // Credit returns are kept by the receiver that sends them, beside its arrivals, when
   // both ends of the link are plain Ports (returns_here_): a return then writes only the
   // receiving port's own block, which the release reads anyway, not the transmitter's

@@ -21,15 +21,43 @@ std::vector<Packet*> Port::cut_arrivals(uint64_t t) {
   // transaction this port has already handed to its owner (a cut-through switch takes an
   // aggregated transaction at its head) is not cut: it is delivered whole.
   const uint64_t delay = latency_.value() + rx_latency_ps_;
-  std::vector<Packet*> cut;
-  while (!arrivals_.empty() && arrivals_.back().p->tail_ps - delay > t) {
-    Packet* p = arrivals_.pop_back().p;
+  const std::vector<Packet*> in = arrival_list();
+  size_t keep = in.size();
+  while (keep > 0 && in[keep - 1]->tail_ps - delay > t) {
+    Packet* p = in[--keep];
     c_.rx_payload_bytes -= p->payload_bytes;
     c_.rx_packets -= p->npackets;
     --c_.rx_transactions;
-    cut.insert(cut.begin(), p);
   }
+  keep_arrivals(keep);
+  std::vector<Packet*> cut(in.begin() + std::ptrdiff_t(keep), in.end());
+  for (Packet* p : cut) p->queue_next = nullptr;
   return cut;
+}
+
+std::vector<Packet*> Port::arrival_list() const {
+  std::vector<Packet*> v;
+  for (Packet* p = arr_head_; p; p = p->queue_next) v.push_back(p);
+  return v;
+}
+
+void Port::keep_arrivals(size_t n) {
+  if (n == 0) {
+    // The pending wake-up finds nothing and sets none (rx_method), as with an empty FIFO.
+    arr_head_ = arr_tail_ = nullptr;
+    return;
+  }
+  Packet* p = arr_head_;
+  uint64_t due = arr_head_due_;
+  for (size_t i = 1; i < n; ++i) {
+    const uint32_t d = p->next_due_delta;
+    p = p->queue_next;
+    due = d != kFarDue ? due + d : due_of(p);
+  }
+  FABRICSIM_ASSERT(due == due_of(p), display_name_ + ": arrival times out of step");
+  p->queue_next = nullptr;
+  arr_tail_ = p;
+  arr_tail_due_ = due;
 }
 
 void Port::link_down() {
@@ -105,8 +133,11 @@ void Port::recover_held() {
 // retransmission: link-level replay had already handed it over.
 void Port::drop_arrivals() {
   const LossRecovery r = after_device_failure(peer_link_.recovery);
-  while (!arrivals_.empty()) {
-    Packet* p = arrivals_.pop_back().p;
+  const std::vector<Packet*> in = arrival_list();
+  keep_arrivals(0);
+  for (auto it = in.rbegin(); it != in.rend(); ++it) {  // the newest first, as before
+    Packet* p = *it;
+    p->queue_next = nullptr;
     ++f_.dropped_arrivals;
     // The failed device will never free its buffer: the credits go back upstream as if it
     // had, so that the link starts with full credits when the device is up again. (A

@@ -147,7 +147,6 @@ void Nic::cut(Partial& s, bool flush) {
     d->vc = 0;
     d->tc = uint8_t(p_.traffic_class);
     d->flags = kEct;
-    d->hops = 0;
     d->route_port = -1;
     d->head_ps = d->tail_ps = now();
     s.next += bytes;
@@ -177,7 +176,6 @@ void Nic::deliver(Packet* p) {
   p->npackets = std::max<uint32_t>(1, (p->payload_bytes + pp - 1) / pp);
   p->head_ps = p->tail_ps = now();
   p->vc = 0;
-  p->hops = 0;
   host_q_[size_t(port)].push(p);
   host_q_bytes_[size_t(port)] += p->payload_bytes;
   ports_[size_t(port)]->kick();
@@ -214,7 +212,6 @@ Packet* Nic::recreate(const Packet& copy) {
   Packet* p = PacketPool::global().acquire();
   *p = copy;
   p->head_ps = p->tail_ps = now();
-  p->hops = 0;
   p->route_port = -1;
   emitted_ += p->payload_bytes;
   return p;

@@ -1,6 +1,9 @@
 // Acceptance 1 and 2: one link, back-to-back packets and credit-limited throughput.
 #include <gtest/gtest.h>
 
+#include <vector>
+
+#include "models/core/timer.h"
 #include "models/endpoint/endpoint.h"
 #include "testbenches/bench.h"
 
@@ -73,6 +76,33 @@ TEST(Link, SerialisationRemainderIsCarried) {
   const uint64_t exact_floor = uint64_t(u128(packets * 160 * 8) * 1000000000000ull /
                                         link.rate_bps);
   EXPECT_LE(p.done_ps - exact_floor, 1u);
+}
+
+// A port's arrivals are linked through the packets, each carrying the next one's due time
+// as a 32-bit picosecond delta from its own (Packet::next_due_delta); a gap of 2^32 ps
+// (4.3 ms) or more is read from the next packet instead. On a 10 ms link two transactions
+// sent 5 ms apart are in flight together with such a gap: each must still arrive
+// serialisation + propagation after it was sent (a truncated delta would deliver the
+// second ~0.7 ms early; a lost one would leave it undelivered).
+TEST(Link, ArrivalsFarApartOnALongLinkKeepTheirTimes) {
+  const uint64_t prop = 10'000'000'000;  // 10 ms
+  const uint64_t ser = 6'400;            // 128 B payload, 160 B on the wire at 200 Gb/s
+  Pair p(one_port(), tb::nvlink_like(prop, 64 * 1024));
+  std::vector<uint64_t> at;
+  p.b.on_delivery(
+      [&](const Endpoint::Delivery&) { at.push_back(sc_core::sc_time_stamp().value()); });
+  // tag 1 at 0; tags 2 and 3 at 5 ms (back to back: a small delta after a far one); tag 4
+  // at 9.9 ms (4.9 ms after tag 3 is sent, while tags 1-3 are still on the link).
+  TimerQueue later("later", [&](uint64_t tag) { p.a.send(1, 128, tag); });
+  p.a.send(1, 128, 1);
+  later.at(5'000'000'000, 2);
+  later.at(5'000'000'000, 3);
+  later.at(9'900'000'000, 4);
+  sc_core::sc_start();
+  EXPECT_EQ(at, (std::vector<uint64_t>{ser + prop, 5'000'000'000 + ser + prop,
+                                       5'000'000'000 + 2 * ser + prop,
+                                       9'900'000'000 + ser + prop}));
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
 
 // With receive buffer B and credit round trip R (packet serialisation + forward latency
