@@ -26,6 +26,8 @@ done
 # name | config | overrides
 cases=(
   "dgx_h100 ring 64MiB|configs/dgx_h100.yaml|--set workload.algorithm=ring --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "dgx_h100 nvls 64MiB|configs/dgx_h100.yaml|--set workload.algorithm=nvls --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "dgx_h100 nvls 64MiB round robin in packets|configs/dgx_h100.yaml|--set workload.algorithm=nvls --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB --set simulation.aggregate_round_robin_packets=true"
   "dgx_a100 64MiB|configs/dgx_a100.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "hgx_b200 ring 64MiB|configs/hgx_b200.yaml|--set workload.algorithm=ring --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "mi300x_mesh 64MiB|configs/mi300x_mesh.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
