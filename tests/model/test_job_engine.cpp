@@ -17,12 +17,13 @@ using namespace fabricsim;
 
 namespace {
 
-coll::Schedule pair_allreduce() {
+// A ring all-reduce of `count` floats on two ranks, in 32 KiB chunks.
+coll::Schedule pair_allreduce(uint64_t count, int channels) {
   coll::CollParams cp;
   cp.ranks = 2;
-  cp.count = 64 * 1024;  // 256 KiB of floats
+  cp.count = count;
   cp.elem_bytes = 4;
-  cp.channels = 1;
+  cp.channels = channels;
   cp.chunk_bytes = 32 * 1024;
   return coll::make_schedule("all_reduce", "ring", cp);
 }
@@ -83,7 +84,7 @@ TEST(JobEngine, DisjointGroupsRunConcurrentlyChainsSerialiseDelaysWait) {
   Scheduler::instance();
   Rig rig;
   CollectiveEngine& engine = rig.engine;
-  const coll::Schedule ar = pair_allreduce();
+  const coll::Schedule ar = pair_allreduce(64 * 1024, 1);  // 256 KiB of floats
   const std::vector<std::vector<uint32_t>> none(2);
 
   std::vector<coll::Schedule> jobs;
@@ -137,13 +138,7 @@ TEST(JobEngine, ChainedCollectivesUnderTheProtocolModelEachTakeTheirOwnTime) {
   sync.flag_bytes = 8;
   sync.slots = 8;
   engine.set_sync(sync);
-  coll::CollParams cp;
-  cp.ranks = 2;
-  cp.count = 256 * 1024;  // 1 MiB of floats
-  cp.elem_bytes = 4;
-  cp.channels = 2;
-  cp.chunk_bytes = 32 * 1024;
-  const coll::Schedule ar = coll::make_schedule("all_reduce", "ring", cp);
+  const coll::Schedule ar = pair_allreduce(256 * 1024, 2);  // 1 MiB of floats
   const std::vector<std::vector<uint32_t>> none(2);
 
   std::vector<coll::Schedule> jobs;
