@@ -6,7 +6,8 @@
 # packet-hops/s, payload bytes x links crossed per wall second, peak RSS; plus the
 # process CPU time and maximum RSS from /usr/bin/time when it is installed.
 #
-#   scripts/bench.sh [--quick] [--only CASE]... [--out DIR]
+#   scripts/bench.sh [--quick] [--only CASE]... [--out DIR] [--reference FILE]
+#                    [--write-reference FILE]
 #
 # Cases, in the order they run:
 #   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~2.4 s
@@ -16,6 +17,8 @@
 #           every 512 KiB chunk; acks and flags per packet), one 1 GiB: ~2 s
 #   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps; rows up to 32 MiB
 #           per-packet, 64 MiB and up aggregated): ~35 s
+#   nvl1g   configs/gb200_nvl72.yaml as shipped: one 1 GiB ring all-reduce, aggregated
+#           (target <= 10 s wall)
 #   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 74.8M
 #           packet-hops over 72 GPUs x 18 links, ~40 s CPU (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
@@ -34,25 +37,33 @@
 # simulation >= 2M transaction-hops/s. Per CPU (user) second, per packet: pp64m >= 6M
 # packet-hops, nvl4m and a2a576 >= 3M, and the cost of a hop at most 2x from pp64m (8 GPUs)
 # to a2a576 (576 GPUs). Each target line gives a ratio: measured / target for the rates
-# (>= 1: met), measured / limit for the upper bounds (<= 1: met).
+# (>= 1: met), measured / limit for the upper bounds (<= 1: met), and the ratio to the
+# previous release's figure for the same case (new / previous, so > 1 is faster for a rate
+# and slower for a time): scripts/bench_reference.tsv holds the figures of the last release
+# measured on this kind of machine (--reference FILE reads another one). --write-reference
+# FILE writes this run's figures in that format, to make the next reference.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=0
 only=()
 out=out/bench
+reference=scripts/bench_reference.tsv
+write_reference=
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
     --only) [ $# -ge 2 ] || { echo "bench: --only needs a case" >&2; exit 2; }; only+=("$2"); shift ;;
     --out) [ $# -ge 2 ] || { echo "bench: --out needs a directory" >&2; exit 2; }; out=$2; shift ;;
-    -h|--help) sed -n '2,37p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --reference) [ $# -ge 2 ] || { echo "bench: --reference needs a file" >&2; exit 2; }; reference=$2; shift ;;
+    --write-reference) [ $# -ge 2 ] || { echo "bench: --write-reference needs a file" >&2; exit 2; }; write_reference=$2; shift ;;
+    -h|--help) sed -n '2,45p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench: unknown option '$1' (try --help)" >&2; exit 2 ;;
   esac
   shift
 done
 for c in "${only[@]+"${only[@]}"}"; do
-  case "$c" in pp64m|pp1g|agg1g|sweep|nvl4m|a2a576|eth|flow16k) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl4m, a2a576, eth, flow16k)" >&2; exit 2 ;; esac
+  case "$c" in pp64m|pp1g|agg1g|sweep|nvl1g|nvl4m|a2a576|eth|flow16k) ;; *) echo "bench: unknown case '$c' (pp64m, pp1g, agg1g, sweep, nvl1g, nvl4m, a2a576, eth, flow16k)" >&2; exit 2 ;; esac
 done
 
 BUILD_DIR=${BUILD_DIR:-build}
@@ -164,6 +175,12 @@ fi
 if selected sweep; then
   run_case sweep "full sweep as shipped (1 MiB..8 GiB)"
 fi
+if selected nvl1g; then
+  CONFIG=configs/gb200_nvl72.yaml
+  run_case nvl1g "GB200 NVL72 as shipped (aggregated), 1 GiB ring all-reduce" \
+    --set workload.algorithm=ring --set workload.min_bytes=1GiB --set workload.max_bytes=1GiB
+  CONFIG=configs/dgx_h100.yaml
+fi
 if selected nvl4m; then
   CONFIG=configs/gb200_nvl72.yaml
   run_case nvl4m "GB200 NVL72 per-packet, 4 MiB ring all-reduce" "${PP[@]}" \
@@ -206,28 +223,67 @@ fi
 echo
 echo "summary:"
 for s in "${summary[@]+"${summary[@]}"}"; do echo "  $s"; done
-echo "targets:"
+# The previous release's figures: "case metric value recorded" lines (tab-separated; #
+# comments). Metrics: wall (s), thps (M transaction-hops/s), phcpu (M packet-hops per CPU
+# second), rss (MiB), slope (a2a576's cost per hop / pp64m's).
+declare -A prev_v prev_note
+if [ -f "$reference" ]; then
+  while IFS=$'\t' read -r rc rm rv rn; do
+    case "$rc" in ''|'#'*) continue ;; esac
+    prev_v[$rc:$rm]=$rv
+    prev_note[$rc:$rm]=$rn
+  done < "$reference"
+fi
+# prev CASE METRIC VALUE: "; R x the previous release (V, when)" or nothing.
+prev() {
+  local k=$1:$2 v=$3
+  [ -n "${prev_v[$k]:-}" ] || { printf '; no previous-release figure'; return; }
+  awk -v v="$v" -v p="${prev_v[$k]}" -v n="${prev_note[$k]}" \
+    'BEGIN{printf "; %.2fx the previous release (%s, %s)", (p > 0 ? v / p : 0), p, n}'
+}
+# target TEXT CASE METRIC VALUE: one target line, with the previous release's ratio.
+target() {
+  echo "  $1$(prev "$2" "$3" "$4")"
+}
+echo "targets (ratio to the target or limit; then new / previous release: a rate > 1 is faster, a time > 1 slower):"
 if [ -n "${res_sweep_wall:-}" ]; then
-  awk -v w="$res_sweep_wall" 'BEGIN{printf "  full sweep <= 60 s wall on one core: %.2f s (%.2fx the limit: %s)\n", w, w / 60, (w <= 60 ? "met" : "NOT met")}'
+  target "$(awk -v w="$res_sweep_wall" 'BEGIN{printf "full sweep <= 60 s wall on one core: %.2f s (%.2fx the limit: %s)", w, w / 60, (w <= 60 ? "met" : "NOT met")}')" sweep wall "$res_sweep_wall"
+fi
+if [ -n "${res_nvl1g_wall:-}" ]; then
+  target "$(awk -v w="$res_nvl1g_wall" 'BEGIN{printf "GB200 NVL72 1 GiB ring aggregated (nvl1g) <= 10 s wall: %.2f s (%.2fx the limit: %s)", w, w / 10, (w <= 10 ? "met" : "NOT met")}')" nvl1g wall "$res_nvl1g_wall"
 fi
 for c in pp1g pp64m nvl4m; do
   v=$(eval echo "\${res_${c}_thps:-}")
   [ -n "$v" ] || continue
-  awk -v v="$v" -v c="$c" 'BEGIN{printf "  per-packet >= 2M transaction-hops/s (%s): %.2f M/s (%.2fx the target: %s)\n", c, v, v / 2, (v >= 2 ? "met" : sprintf("NOT met: %.0f%% short", (1 - v / 2) * 100))}'
+  target "$(awk -v v="$v" -v c="$c" 'BEGIN{printf "per-packet >= 2M transaction-hops/s (%s): %.2f M/s (%.2fx the target: %s)", c, v, v / 2, (v >= 2 ? "met" : sprintf("NOT met: %.0f%% short", (1 - v / 2) * 100))}')" "$c" thps "$v"
 done
 # Per-packet packet-hops per CPU (user) second against the speed targets.
 for c in pp64m:6 nvl4m:3 a2a576:3; do
   n=${c%%:*}; tgt=${c##*:}
   v=$(eval echo "\${res_${n}_phcpu:-}")
   [ -n "$v" ] || continue
-  awk -v v="$v" -v t="$tgt" -v c="$n" 'BEGIN{printf "  per-packet >= %dM packet-hops per CPU second (%s): %.2f M (%.2fx the target: %s)\n", t, c, v, v / t, (v >= t ? "met" : "NOT met")}'
+  target "$(awk -v v="$v" -v t="$tgt" -v c="$n" 'BEGIN{printf "per-packet >= %dM packet-hops per CPU second (%s): %.2f M (%.2fx the target: %s)", t, c, v, v / t, (v >= t ? "met" : "NOT met")}')" "$n" phcpu "$v"
 done
 if [ -n "${res_pp64m_phcpu:-}" ] && [ -n "${res_a2a576_phcpu:-}" ]; then
-  awk -v a="$res_pp64m_phcpu" -v b="$res_a2a576_phcpu" 'BEGIN{r = (b > 0 ? a / b : 0); printf "  cost per packet-hop, 576 GPUs (a2a576) / 8 GPUs (pp64m) <= 2: %.2fx (%.2fx the limit: %s)\n", r, r / 2, (r <= 2 ? "met" : "NOT met")}'
+  res_a2a576_slope=$(awk -v a="$res_pp64m_phcpu" -v b="$res_a2a576_phcpu" 'BEGIN{printf "%.2f", (b > 0 ? a / b : 0)}')
+  target "$(awk -v r="$res_a2a576_slope" 'BEGIN{printf "cost per packet-hop, 576 GPUs (a2a576) / 8 GPUs (pp64m) <= 2: %.2fx (%.2fx the limit: %s)", r, r / 2, (r <= 2 ? "met" : "NOT met")}')" a2a576 slope "$res_a2a576_slope"
 fi
 for c in f16ring f16hier; do
   w=$(eval echo "\${res_${c}_wall:-}")
   [ -n "$w" ] || continue
   m=$(eval echo "\${res_${c}_rss:-}")
-  awk -v w="$w" -v m="$m" -v c="$c" 'BEGIN{printf "  flow level 16,384 GPUs (%s) < 60 s wall and < 8 GiB: %.2f s, %.0f MiB (%.2fx and %.2fx the limits: %s)\n", c, w, m, w / 60, m / 8192, (w < 60 && m < 8192 ? "met" : "NOT met")}'
+  target "$(awk -v w="$w" -v m="$m" -v c="$c" 'BEGIN{printf "flow level 16,384 GPUs (%s) < 60 s wall and < 8 GiB: %.2f s, %.0f MiB (%.2fx and %.2fx the limits: %s)", c, w, m, w / 60, m / 8192, (w < 60 && m < 8192 ? "met" : "NOT met")}')" "$c" wall "$w"
 done
+if [ -n "$write_reference" ]; then
+  {
+    echo "# scripts/bench.sh figures: case, metric, value, when and what was measured"
+    note="$(date -u '+%Y-%m-%d') $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    for c in pp64m pp1g agg1g sweep nvl1g nvl4m a2a576 eincast eperm f16ring f16hier; do
+      for m in wall thps phcpu rss slope; do
+        v=$(eval echo "\${res_${c}_${m}:-}")
+        [ -n "$v" ] && printf '%s\t%s\t%s\t%s\n' "$c" "$m" "$v" "$note"
+      done
+    done
+  } > "$write_reference"
+  echo "wrote $write_reference"
+fi
