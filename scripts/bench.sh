@@ -277,7 +277,8 @@ done
 if [ -n "$write_reference" ]; then
   {
     echo "# scripts/bench.sh figures: case, metric, value, when and what was measured"
-    note="$(date -u '+%Y-%m-%d') $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    # the commit of the source tree the binary was built from (BUILD_DIR in it)
+    note="$(date -u '+%Y-%m-%d') $(git -C "$BUILD_DIR/.." rev-parse --short HEAD 2>/dev/null || echo unknown)"
     for c in pp64m pp1g agg1g sweep nvl1g nvl4m a2a576 eincast eperm f16ring f16hier; do
       for m in wall thps phcpu rss slope; do
         v=$(eval echo "\${res_${c}_${m}:-}")
