@@ -92,4 +92,41 @@ TEST(EndpointRoundRobin, TransactionTurnsFinishOneAfterAnother) {
   EXPECT_EQ(r.done_ps[2], at(r, 192));
 }
 
+// The count through the two other ways a message's bytes to cut change: routes recomputed
+// (as after a fault: set_routes recounts) and abandon_queued (failure bypass: the rest of
+// every queued message is dropped). When the first message has started whole on the wire,
+// the routes are set again (the same ones) and the queue abandoned: the count must agree
+// with the scan after each, be zero after the abandon, and only the first message arrive.
+TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
+  Scheduler::instance();
+  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
+  EndpointParams ep;
+  ep.ports = 2;
+  ep.aggregate_bytes = 4096;
+  ep.aggregate_round_robin_packets = true;
+  tb::RingBench bench(2, ep, link);
+  Endpoint& src = *bench.eps[0];
+  src.set_interleave(true);
+  bool agree = true, after_abandon = false;
+  uint64_t abandoned = 0, delivered = 0;
+  src.on_sent([&](uint64_t, PacketKind) {
+    agree = agree && src.uncut_counts_agree();
+    if (after_abandon) return;
+    after_abandon = true;
+    src.set_routes({{}, {0}});
+    agree = agree && src.uncut_counts_agree();
+    abandoned = src.abandon_queued();
+    agree = agree && src.uncut_counts_agree();
+  });
+  bench.eps[1]->on_delivery([&](const Endpoint::Delivery&) { ++delivered; });
+  for (int i = 0; i < kMsgs; ++i) src.send(1, kMsgBytes, uint64_t(i));
+  sc_core::sc_start();
+  EXPECT_TRUE(agree);
+  EXPECT_TRUE(after_abandon);
+  // Packet turns A B C ...: when A's last packet (the 190th cut) starts, B and C have 63 of
+  // their 64 packets cut; one packet each is left to cut.
+  EXPECT_EQ(abandoned, 2u * link.packet_payload);
+  EXPECT_EQ(delivered, 1u);
+}
+
 }  // namespace
