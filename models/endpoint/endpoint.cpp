@@ -23,6 +23,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   staged_msg_.assign(nports, nullptr);
   staged_count_.assign(nports, 0);
   rr_last_.assign(nports, kNoneServed);
+  port_uncut_.assign(size_t(nports), 0);
   turnaround_ = std::make_unique<TimerQueue>("read_turnaround",
                                              [this](uint64_t slot) { serve_read(slot); });
   resp_q_.resize(nports);
@@ -38,6 +39,30 @@ void Endpoint::set_group_ports(const std::vector<int>& ports) {
   nvls_reach_ = PortSet(int(ports_.size()));
   for (int port : ports) nvls_reach_.set(port);
   nvls_count_ = uint32_t(ports.size());
+  recount_uncut();
+}
+
+void Endpoint::count_uncut(const Msg& m, int delta) {
+  if (m.dst != kGroupDst && m.dst >= reach_.size()) return;
+  reach_of(m).for_each([&](int port) { port_uncut_[size_t(port)] += uint32_t(delta); });
+}
+
+void Endpoint::recount_uncut() {
+  port_uncut_.assign(ports_.size(), 0);
+  for (const Msg& m : data_.msgs)
+    if (m.next_offset < m.bytes) count_uncut(m, 1);
+}
+
+bool Endpoint::uncut_counts_agree() const {
+  for (size_t port = 0; port < ports_.size(); ++port) {
+    uint32_t n = 0;
+    for (const Msg& m : data_.msgs)
+      if (m.next_offset < m.bytes && (m.dst == kGroupDst || m.dst < reach_.size()) &&
+          reach_of(m).test(int(port)))
+        ++n;
+    if (n != port_uncut_[port]) return false;
+  }
+  return true;
 }
 
 uint64_t Endpoint::send_group(PacketKind kind, uint64_t bytes, uint64_t tag) {
@@ -53,6 +78,7 @@ uint64_t Endpoint::send_group(PacketKind kind, uint64_t bytes, uint64_t tag) {
   m.bytes = bytes;
   m.tag = tag;
   data_.msgs.push_back(m);
+  count_uncut(m, 1);
   ++active_;
   // Requests carry no payload: only multicast data is DMA backlog.
   if (kind == PacketKind::kNvlsMcast) backlog_.set(Port::now(), backlog_.level() + bytes);
@@ -71,6 +97,7 @@ void Endpoint::set_routes(const std::vector<std::vector<int>>& routes) {
     for (int port : routes[d]) reach_[d].set(port);
     reach_count_[d] = uint32_t(routes[d].size());
   }
+  recount_uncut();
   if (!again) return;
   // A port's reach changed: messages its search skipped may be its own now.
   for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), 0);
@@ -141,6 +168,7 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   // Acks, flags and read requests are control; payload data and read responses are data.
   const bool data = kind == PacketKind::kData || kind == PacketKind::kReadResp;
   (data ? data_ : control_).msgs.push_back(m);
+  if (data) count_uncut(m, 1);
   ++active_;
   backlog_.set(Port::now(), backlog_.level() + bytes);
   reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
@@ -198,18 +226,6 @@ Packet* Endpoint::cut(Queue& q, int port) {
   return nullptr;
 }
 
-// Whether a data message other than k still has bytes to cut that `port` can carry: under
-// round robin it takes turns with k on the port.
-bool Endpoint::shares_port(const Queue& q, size_t k, int port) const {
-  for (size_t j = q.first_uncut; j < q.msgs.size(); ++j) {
-    if (j == k) continue;
-    const Msg& m = q.msgs[j];
-    if (m.next_offset == m.bytes && (m.bytes > 0 || m.cut_once)) continue;
-    if ((m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst]).test(port)) return true;
-  }
-  return false;
-}
-
 // The next transaction of message k for `port`, or nullptr if the port cannot carry it or
 // it has nothing left to cut (a fully cut oldest message moves first_uncut on).
 // `turns`: k is cut in its round-robin turn (interleave on, data queue).
@@ -231,19 +247,21 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     const uint64_t pkt = m.packet_cap ? std::min<uint64_t>(m.packet_cap, packet_payload_[port])
                                       : packet_payload_[port];
     const uint64_t txn = m.packet_cap ? pkt : txn_payload_[port];
-    uint64_t bytes = std::min<uint64_t>(m.bytes - m.next_offset, pkt);
+    const uint64_t left = m.bytes - m.next_offset;
+    uint64_t bytes = std::min<uint64_t>(left, pkt);
     // With aggregate_round_robin_packets, a turn shared with other messages is one packet,
     // as per packet: per packet, concurrent messages progress together and finish late
     // together, while whole transactions per turn let them finish one after another
-    // (docs/architecture.md, "Aggregation under round robin").
+    // (docs/architecture.md, "Aggregation under round robin"). Shared: another data
+    // message with bytes to cut reaches the port too (port_uncut_ counts this one and it).
     if (txn > pkt &&
         m.bytes >= (group ? params_.aggregate_min_group_message : params_.aggregate_min_message) &&
-        !(turns && params_.aggregate_round_robin_packets && shares_port(q, k, port))) {
+        !(turns && params_.aggregate_round_robin_packets && port_uncut_[size_t(port)] > 1)) {
       const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
-      bytes = std::min({m.bytes - m.next_offset, txn, share});
+      bytes = std::min({left, txn, share});
     }
     if (m.next_offset + bytes == m.bytes && m.not_before > Port::now()) {
       ports_[port]->kick_at(m.not_before);  // the data is not all written yet
@@ -274,6 +292,7 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     p->entropy = uint16_t(rng_.next());
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
+    if (&q == &data_ && m.next_offset == m.bytes) count_uncut(m, -1);
     ++m.unsent;
     staged_[port] = p;
     staged_msg_[port] = &m;
@@ -381,6 +400,7 @@ uint64_t Endpoint::abandon_queued() {
   for (Queue* q : {&control_, &data_}) {
     for (Msg& m : q->msgs) {
       if (m.done || m.next_offset == m.bytes) continue;
+      if (q == &data_) count_uncut(m, -1);
       bytes += m.bytes - m.next_offset;
       backlog_.set(Port::now(), backlog_.level() - (m.bytes - m.next_offset));
       m.bytes = m.next_offset;  // what is cut still goes out; the rest never will
@@ -477,6 +497,9 @@ uint64_t Endpoint::idle_at() const {
 
 void Endpoint::reset_dynamic_state() {
   FABRICSIM_ASSERT(active_ == 0 && rx_msgs_.empty(), display_name_ + ": reset with messages in flight");
+  FABRICSIM_ASSERT(std::all_of(port_uncut_.begin(), port_uncut_.end(),
+                               [](uint32_t n) { return n == 0; }),
+                   display_name_ + ": reset with data left to cut");
   for (auto& port : ports_) port->reset();
   rng_ = Rng(params_.seed, display_name_);
   std::fill(resp_turn_.begin(), resp_turn_.end(), uint8_t(0));

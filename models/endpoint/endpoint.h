@@ -121,6 +121,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // what is cut still goes out. Messages not yet sent whole, and partly received ones.
   uint64_t abandon_queued();
   uint64_t sending() const { return active_; }
+  // Checks: port_uncut_ (what each port's round robin shares) against a scan of the data
+  // queue. Tests call it between events; true if they agree.
+  bool uncut_counts_agree() const;
   // Partly received messages of an abandoned run (their senders stopped): forgotten once
   // nothing is in flight; returns their bytes received.
   uint64_t discard_partial();
@@ -175,7 +178,15 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   };
   Packet* cut(Queue& q, int port);
   Packet* cut_from(Queue& q, size_t k, int port, bool turns = false);
-  bool shares_port(const Queue& q, size_t k, int port) const;
+  const PortSet& reach_of(const Msg& m) const {
+    return m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst];
+  }
+  // [port]: data messages that still have bytes to cut and that the port reaches (it
+  // takes turns among them under round robin). Kept on enqueue, on a message's last cut
+  // and on abandon_queued; recounted when the routes or the group ports change.
+  std::vector<uint32_t> port_uncut_;
+  void count_uncut(const Msg& m, int delta);
+  void recount_uncut();
   static void retire(Queue& q);
   Queue control_, data_;            // the DMA serves control_ first
   // Faults: transactions to send again, oldest first, each with the message it was cut

@@ -1,0 +1,132 @@
+// Aggregation under the protocol model's round robin (docs/architecture.md, "Aggregation under
+// round robin"): two endpoints, one link (tb::RingBench of 2: ep0's port 0 into ep1), ep0
+// interleaving three data messages of 8 KiB posted at once, 4 KiB transactions (32 NVLink-like
+// packets of 128 B; 64 packets a message, two transactions, one port: two rounds). The receive
+// buffer (1 MiB) covers the credit loop, so the link runs back to back and every time is a closed
+// form in w, the wire time of one packet, and the link latency.
+//
+// Per packet the round robin sends A B C A B C ...: A's last packet is the 190th of 192 (3 x 64 -
+// 2), B's the 191st, C's the 192nd: the three finish together. Each test runs one turn rule and
+// checks its delivery times against that closed form, and that the endpoint's per-port count of
+// messages with bytes left to cut (port_uncut_, what "shares the port" reads: it replaced a scan of
+// the queue on every cut) agrees with a scan of its queue whenever a message is sent or delivered.
+#include <gtest/gtest.h>
+
+#include "models/core/packet.h"
+#include "models/core/scheduler.h"
+#include "testbenches/bench.h"
+
+using namespace fabricsim;
+
+namespace {
+
+constexpr uint64_t kLatencyPs = 100'000;  // 100 ns
+constexpr uint64_t kMsgBytes = 8192;
+constexpr int kMsgs = 3;
+
+struct Outcome {
+  std::vector<uint64_t> done_ps;  // per message, in posting order: delivered at ep1
+  uint64_t w_ps = 0;              // wire time of one full packet
+  bool counts_agree = true;
+};
+
+Outcome run(uint64_t aggregate_bytes, bool round_robin_packets) {
+  Scheduler::instance();
+  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
+  EndpointParams ep;
+  ep.ports = 2;
+  ep.aggregate_bytes = aggregate_bytes;
+  ep.aggregate_round_robin_packets = round_robin_packets;
+  tb::RingBench bench(2, ep, link);
+  Outcome r;
+  r.w_ps = transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps);
+  r.done_ps.assign(kMsgs, 0);
+  Endpoint& src = *bench.eps[0];
+  src.set_interleave(true);
+  std::vector<uint64_t> ids;
+  const auto check = [&] { r.counts_agree = r.counts_agree && src.uncut_counts_agree(); };
+  src.on_sent([&](uint64_t, PacketKind) { check(); });
+  bench.eps[1]->on_delivery([&](const Endpoint::Delivery& d) {
+    check();
+    for (size_t i = 0; i < ids.size(); ++i)
+      if (ids[i] == d.msg_id) r.done_ps[i] = sc_core::sc_time_stamp().value();
+  });
+  for (int i = 0; i < kMsgs; ++i) ids.push_back(src.send(1, kMsgBytes, uint64_t(i)));
+  check();
+  sc_core::sc_start();
+  check();
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+  return r;
+}
+
+// The n-th packet of the link (1-based) is delivered at n x w + latency (store and forward; a
+// transaction's tail is its last packet's).
+uint64_t at(const Outcome& r, uint64_t n) { return n * r.w_ps + kLatencyPs; }
+
+TEST(EndpointRoundRobin, PerPacketMessagesFinishTogether) {
+  const Outcome r = run(0, false);
+  EXPECT_TRUE(r.counts_agree);
+  EXPECT_EQ(r.done_ps[0], at(r, 190));
+  EXPECT_EQ(r.done_ps[1], at(r, 191));
+  EXPECT_EQ(r.done_ps[2], at(r, 192));
+}
+
+// aggregate_round_robin_packets: while two or more of them have bytes to cut, each turn is one
+// packet: the same finishing times as per packet, exactly.
+TEST(EndpointRoundRobin, PacketTurnsWhileSharedFinishAsPerPacket) {
+  const Outcome r = run(4096, true);
+  EXPECT_TRUE(r.counts_agree);
+  EXPECT_EQ(r.done_ps[0], at(r, 190));
+  EXPECT_EQ(r.done_ps[1], at(r, 191));
+  EXPECT_EQ(r.done_ps[2], at(r, 192));
+}
+
+// As shipped, whole transactions per turn (A B C A B C, 32 packets each): A finishes at its second
+// turn, 128 packets in, 62 packets (a third of the run) before it does per packet; B 31 packets
+// early.
+TEST(EndpointRoundRobin, TransactionTurnsFinishOneAfterAnother) {
+  const Outcome r = run(4096, false);
+  EXPECT_TRUE(r.counts_agree);
+  EXPECT_EQ(r.done_ps[0], at(r, 128));
+  EXPECT_EQ(r.done_ps[1], at(r, 160));
+  EXPECT_EQ(r.done_ps[2], at(r, 192));
+}
+
+// The count through the two other ways a message's bytes to cut change: routes recomputed
+// (as after a fault: set_routes recounts) and abandon_queued (failure bypass: the rest of
+// every queued message is dropped). When the first message has started whole on the wire,
+// the routes are set again (the same ones) and the queue abandoned: the count must agree
+// with the scan after each, be zero after the abandon, and only the first message arrive.
+TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
+  Scheduler::instance();
+  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
+  EndpointParams ep;
+  ep.ports = 2;
+  ep.aggregate_bytes = 4096;
+  ep.aggregate_round_robin_packets = true;
+  tb::RingBench bench(2, ep, link);
+  Endpoint& src = *bench.eps[0];
+  src.set_interleave(true);
+  bool agree = true, after_abandon = false;
+  uint64_t abandoned = 0, delivered = 0;
+  src.on_sent([&](uint64_t, PacketKind) {
+    agree = agree && src.uncut_counts_agree();
+    if (after_abandon) return;
+    after_abandon = true;
+    src.set_routes({{}, {0}});
+    agree = agree && src.uncut_counts_agree();
+    abandoned = src.abandon_queued();
+    agree = agree && src.uncut_counts_agree();
+  });
+  bench.eps[1]->on_delivery([&](const Endpoint::Delivery&) { ++delivered; });
+  for (int i = 0; i < kMsgs; ++i) src.send(1, kMsgBytes, uint64_t(i));
+  sc_core::sc_start();
+  EXPECT_TRUE(agree);
+  EXPECT_TRUE(after_abandon);
+  // Packet turns A B C ...: when A's last packet (the 190th cut) starts, B and C have 63 of
+  // their 64 packets cut; one packet each is left to cut.
+  EXPECT_EQ(abandoned, 2u * link.packet_payload);
+  EXPECT_EQ(delivered, 1u);
+}
+
+}  // namespace
