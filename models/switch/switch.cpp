@@ -319,8 +319,11 @@ void Switch::tx_pop(int port, Packet* p) {
 
 void Switch::emit(int out, Packet* p) {
   const uint64_t t = Port::now();
-  // A feature may set a later time at which the packet may leave (p->head_ps).
-  p->head_ps = p->tail_ps = std::max(t, p->head_ps);
+  // A feature may set a later time at which the packet may leave (p->head_ps), and for
+  // a transaction of several packets a time its last packet cannot leave before
+  // (p->tail_ps, cut-through: the port applies it as to a forwarded transaction).
+  p->head_ps = std::max(t, p->head_ps);
+  p->tail_ps = p->npackets > 1 ? std::max(p->head_ps, p->tail_ps) : p->head_ps;
   if (!admission_.empty() && !admit(out, p, false)) return;
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
