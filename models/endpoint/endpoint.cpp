@@ -19,6 +19,8 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
     ports_.push_back(std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                             display_name_ + ".port[" + std::to_string(i) + "]",
                                             this, i, /*rx_at_head=*/false));
+  // An NVLS read is answered as it arrives (cut-through: rx_arrive).
+  for (auto& port : ports_) port->deliver_at_head(PacketKind::kNvlsRead);
   staged_.assign(nports, nullptr);
   staged_msg_.assign(nports, nullptr);
   staged_count_.assign(nports, 0);
@@ -37,8 +39,10 @@ void Endpoint::connected(const std::vector<Peer>& peers) { peers_ = peers; }
 
 void Endpoint::set_group_ports(const std::vector<int>& ports) {
   nvls_reach_ = PortSet(int(ports_.size()));
+  group_index_.assign(ports_.size(), -1);
   for (int port : ports) nvls_reach_.set(port);
-  nvls_count_ = uint32_t(ports.size());
+  nvls_count_ = 0;
+  nvls_reach_.for_each([&](int port) { group_index_[size_t(port)] = int(nvls_count_++); });
   recount_uncut();
 }
 
@@ -249,19 +253,49 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     const uint64_t txn = m.packet_cap ? pkt : txn_payload_[port];
     const uint64_t left = m.bytes - m.next_offset;
     uint64_t bytes = std::min<uint64_t>(left, pkt);
+    const bool aggregated =
+        txn > pkt &&
+        m.bytes >= (group ? params_.aggregate_min_group_message : params_.aggregate_min_message);
+    const uint64_t ways = !aggregated ? 1 : group ? nvls_count_ : reach_count_[m.dst];
     // With aggregate_round_robin_packets, a turn shared with other messages is one packet,
     // as per packet: per packet, concurrent messages progress together and finish late
     // together, while whole transactions per turn let them finish one after another
     // (docs/architecture.md, "Aggregation under round robin"). Shared: another data
     // message with bytes to cut reaches the port too (port_uncut_ counts this one and it).
-    if (txn > pkt &&
-        m.bytes >= (group ? params_.aggregate_min_group_message : params_.aggregate_min_message) &&
-        !(turns && params_.aggregate_round_robin_packets && port_uncut_[size_t(port)] > 1)) {
-      const uint64_t ways = group ? nvls_count_ : reach_count_[m.dst];
+    bool whole = false;  // cut as a transaction
+    if (aggregated) {
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
-      bytes = std::min({left, txn, share});
+      whole = !(turns && params_.aggregate_round_robin_packets && port_uncut_[size_t(port)] > 1);
+      if (whole) bytes = std::min({left, txn, share});
+    }
+    // An aggregated NVLS reduce request goes over its ports as a multicast object's
+    // address interleave sends it: the requests of this endpoint are one stream of
+    // packets, packet j on group port j mod k, and a port cuts whole transactions of a
+    // request only up to its packets (group_quota), whichever port is free first. A
+    // request is a header on its own port but commits the same port index of every
+    // member to answer it (a piece of 114 packets: 0.7 us of answers on each), so letting
+    // free ports pull whole pieces would load those indices unevenly; per packet the
+    // pull is even to a packet. A store's data is carried by the port that pulls it,
+    // which balances itself as any data does. Under round robin (turns) every port takes
+    // its turn of every message, which spreads a request over the ports by itself, and a
+    // share held by one port would make the message wait for that port's turn (DGX H100
+    // NVLS all-reduce, 1 GiB: +10.9% against per packet with shares, +0.13% without;
+    // docs/architecture.md, "Aggregation of NVLS").
+    uint64_t* group_cut = nullptr;
+    if (m.kind == PacketKind::kNvlsReq && whole && !turns) {
+      const size_t g = size_t(group_index_[size_t(port)]);
+      const uint64_t packets = (m.bytes + pkt - 1) / pkt;
+      if (m.group_cut.empty()) {  // its first cut places it in the stream
+        m.group_start = uint32_t(group_req_packets_ % ways);
+        group_req_packets_ += packets;
+        m.group_cut.assign(ways, 0);
+      }
+      group_cut = &m.group_cut[g];
+      const uint64_t quota = pkt * group_quota(packets, ways, m.group_start, g);
+      if (*group_cut >= quota) return nullptr;  // this port's packets are all cut
+      bytes = std::min(bytes, quota - *group_cut);
     }
     if (m.next_offset + bytes == m.bytes && m.not_before > Port::now()) {
       ports_[port]->kick_at(m.not_before);  // the data is not all written yet
@@ -293,11 +327,18 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
     if (&q == &data_ && m.next_offset == m.bytes) count_uncut(m, -1);
+    if (group_cut) *group_cut += bytes;
     ++m.unsent;
     staged_[port] = p;
     staged_msg_[port] = &m;
     return p;
   }
+}
+
+// Packets of a group message of `packets` packets that group port g of `ways` carries
+// when its packet i goes over port (start + i) mod ways.
+uint64_t Endpoint::group_quota(uint64_t packets, uint64_t ways, uint64_t start, uint64_t g) {
+  return packets / ways + ((g + ways - start) % ways < packets % ways ? 1 : 0);
 }
 
 void Endpoint::retire(Queue& q) {
@@ -341,22 +382,39 @@ void Endpoint::tx_pop(int port, Packet* p) {
 }
 
 void Endpoint::rx_arrive(int port, Packet* p) {
-  ports_[port]->release_rx(p, 0);  // the sink drains at line rate
   if (p->kind == PacketKind::kNvlsRead) {
+    // Delivered at its head (deliver_at_head): a read of several packets asks for its
+    // bytes packet by packet, and the answer streams out as they arrive (cut-through, as
+    // a switch forwards a transaction). Its buffer is freed when its tail is in.
+    const uint64_t now = Port::now();
+    const uint64_t read_tail = std::max(now, p->tail_ps);
+    ports_[port]->release_rx(p, read_tail - now);
     // Answer with our copy of the requested bytes, on the port the read came in on; the
     // response names the switch's reduction context.
     p->kind = PacketKind::kNvlsResp;
     p->payload_bytes = p->req_bytes;
     p->packet_payload = p->req_packet_payload;
-    // The answer is read from local memory, the resource reductions use too: it is ready
-    // when the memory has streamed it out (its port waits until then).
-    p->head_ps = p->tail_ps = memory_read(p->payload_bytes);
+    // The answer is read from local memory, the resource reductions use too, a FIFO
+    // server: one packet is ready when the memory has streamed it out (its port waits
+    // until then). An answer of several packets takes the memory for all its bytes now
+    // (the FIFO bounds its tail, as does the read's last packet), but its first packet
+    // is ready when that packet is read: per packet the memory, faster than the links
+    // that ask, serves each packet as its read arrives, not after other ports' answers.
+    const uint64_t done = memory_read(p->payload_bytes);
+    if (p->npackets > 1) {
+      const uint64_t first = std::min<uint64_t>(p->payload_bytes, p->packet_payload);
+      p->head_ps = now + memory_ps(first);
+      p->tail_ps = std::max(done, read_tail + memory_ps(p->last_packet_payload()));
+    } else {
+      p->head_ps = p->tail_ps = done;
+    }
     ++nvls_reads_served_;
     nvls_read_bytes_ += p->payload_bytes;
     resp_q_[port].push(p);
     ports_[port]->kick();
     return;
   }
+  ports_[port]->release_rx(p, 0);  // the sink drains at line rate
   const uint64_t now = Port::now();
   const uint64_t lat = now - p->inject_ps;
   latency_sum_ps_ += lat;
@@ -466,8 +524,12 @@ void Endpoint::serve_read(uint64_t) {
 uint64_t Endpoint::memory_read(uint64_t bytes) {
   const uint64_t now = Port::now();
   if (!params_.memory_bandwidth_Bps) return now;
-  reduce_busy_ps_ = std::max(now, reduce_busy_ps_) + transfer_ps(bytes, params_.memory_bandwidth_Bps * 8);
+  reduce_busy_ps_ = std::max(now, reduce_busy_ps_) + memory_ps(bytes);
   return reduce_busy_ps_;
+}
+
+uint64_t Endpoint::memory_ps(uint64_t bytes) const {
+  return params_.memory_bandwidth_Bps ? transfer_ps(bytes, params_.memory_bandwidth_Bps * 8) : 0;
 }
 
 uint64_t Endpoint::reduce(uint64_t bytes) {
@@ -504,6 +566,7 @@ void Endpoint::reset_dynamic_state() {
   rng_ = Rng(params_.seed, display_name_);
   std::fill(resp_turn_.begin(), resp_turn_.end(), uint8_t(0));
   std::fill(rr_last_.begin(), rr_last_.end(), kNoneServed);
+  group_req_packets_ = 0;
   for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
 }
 

@@ -94,6 +94,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // at memory_bandwidth.
   uint64_t reduce(uint64_t bytes) override;
   uint64_t memory_read(uint64_t bytes);
+  uint64_t memory_ps(uint64_t bytes) const;  // time the local memory takes to stream `bytes`
 
   nlohmann::json stats_json(uint64_t now_ps) const override;
   uint64_t bytes_sent() const { return bytes_sent_; }
@@ -150,6 +151,11 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     uint32_t packet_cap = 0;   // payload per packet at most this (0: the port's)
     uint64_t unsent = 0;       // transactions cut but not yet on a wire
     bool done = false;         // every byte has started on a wire
+    // An aggregated NVLS reduce request is cut by the address interleave: its packet i
+    // goes over group port (group_start + i) mod k (group_quota). [group port index] ->
+    // bytes that port has cut as whole transactions (empty until its first).
+    uint32_t group_start = 0;
+    std::vector<uint64_t> group_cut;
   };
 
   std::string display_name_;
@@ -161,6 +167,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   std::vector<PortSet> reach_;      // [dst] -> ports that reach it
   PortSet nvls_reach_{0};           // ports into NVLS switches
   uint32_t nvls_count_ = 0;
+  std::vector<int> group_index_;    // [port] -> its index among the group ports, -1
   std::vector<uint8_t> resp_turn_;
   std::vector<Fifo<Packet*>> resp_q_;  // [port]: read responses waiting for the port
   std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports
@@ -188,6 +195,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void count_uncut(const Msg& m, int delta);
   void recount_uncut();
   static void retire(Queue& q);
+  static uint64_t group_quota(uint64_t packets, uint64_t ways, uint64_t start, uint64_t g);
+  uint64_t group_req_packets_ = 0;  // packets of the aggregated reduce requests so far
   Queue control_, data_;            // the DMA serves control_ first
   // Faults: transactions to send again, oldest first, each with the message it was cut
   // from (nullptr once sent) and whether it counts as sent again (retransmission).

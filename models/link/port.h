@@ -134,6 +134,11 @@ class Port : public sc_core::sc_module,
   const std::string& display_name() const { return display_name_; }
   std::string peer_name;  // display name of the port at the other end
 
+  // Elaboration: arrivals of kind `k` are delivered when their first packet is in even
+  // though rx_at_head is false (an endpoint answers an NVLS read as its first request
+  // arrives: the read's tail still bounds the answer's, in the answer's tail_ps).
+  void deliver_at_head(PacketKind k) { head_kinds_ |= 1u << unsigned(k); }
+
   // The owner has new work for this port.
   void kick() {
     const uint64_t t = now();
@@ -296,8 +301,12 @@ class Port : public sc_core::sc_module,
   // Cold paths (faults): the arrivals in order, and cutting the list after its first `n`.
   std::vector<Packet*> arrival_list() const;
   void keep_arrivals(size_t n);
-  // The due time of an arrival (head or tail, per rx_at_head), as pushed.
-  uint64_t due_of(const Packet* p) const { return rx_at_head_ ? p->head_ps : p->tail_ps; }
+  // The due time of an arrival (head or tail, per rx_at_head and deliver_at_head), as
+  // pushed. On one link a transaction's head comes after the previous one's tail, so
+  // mixing the two keeps the arrivals in order.
+  uint64_t due_of(const Packet* p) const {
+    return rx_at_head_ || (head_kinds_ >> unsigned(p->kind) & 1u) ? p->head_ps : p->tail_ps;
+  }
   struct Ack {  // the replay buffer frees `bytes` at `at_ps`
     uint64_t at_ps;
     uint64_t bytes;
@@ -311,6 +320,7 @@ class Port : public sc_core::sc_module,
   PortOwner* owner_;
   int index_;
   bool rx_at_head_;
+  uint32_t head_kinds_ = 0;      // [PacketKind] bits: delivered at the head (deliver_at_head)
   bool credit_free_rx_ = false;  // see set_credit_free_rx()
   bool retry_ = false;           // replay buffer and acks (false when ber == 0)
   // Faults (cold): fault_state_ is the one flag the transmit path tests.

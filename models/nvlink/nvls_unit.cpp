@@ -98,7 +98,11 @@ void NvlsUnit::request(int in, Packet* req) {
   ctx.req = req;
   ctx.remaining = uint32_t(members_.size());
   ctx.out = in;
-  frame().release_rx(in, req, 0);
+  // A request of several packets arrives at its head (cut-through): the reads go out
+  // now, their tails no earlier than its tail; its buffer is freed when that is in.
+  const uint64_t now = SwitchFrame::now();
+  const uint64_t req_tail = std::max(now, req->tail_ps);
+  frame().release_rx(in, req, req_tail - now);
   const int j = link_index_[in];
   for (const Member& m : members_) {
     Packet* r = PacketPool::global().acquire();
@@ -116,7 +120,9 @@ void NvlsUnit::request(int in, Packet* req) {
     r->ctx = c;
     r->vc = req->vc;
     r->entropy = req->entropy;
-    r->inject_ps = SwitchFrame::now();
+    r->inject_ps = now;
+    r->head_ps = now;
+    r->tail_ps = req_tail;
     frame().emit(m.ports[size_t(j) % m.ports.size()], r);
   }
 }
@@ -146,7 +152,9 @@ void NvlsUnit::engine_wake(Engine& e, bool reduce) {
     e.queued -= p->payload_bytes;
     e.busy_bytes += p->payload_bytes;
     e.depth.set(t, e.queued);
-    frame().release_rx(p->route_port, p, 0);
+    // Taken in at its head; the buffer is freed when its tail has passed through.
+    const uint64_t tail = tail_through(e, p);
+    frame().release_rx(p->route_port, p, tail > t ? tail - t : 0);
     consumed_ += p->payload_bytes;
     if (reduce)
       reduced(p);
@@ -156,10 +164,25 @@ void NvlsUnit::engine_wake(Engine& e, bool reduce) {
   }
 }
 
+uint64_t NvlsUnit::tail_through(const Engine& e, const Packet* p) {
+  if (p->npackets <= 1) return 0;  // one packet: it is all in when taken
+  const uint64_t last = p->last_packet_payload();
+  return p->tail_ps + (e.rate_Bps ? transfer_ps(last, e.rate_Bps * 8) : 0);
+}
+
 void NvlsUnit::reduced(Packet* p) {
   FABRICSIM_ASSERT(p->ctx < ctx_.size() && ctx_[p->ctx].req,
                    frame().display_name() + ": NVLS response for no open reduction");
   ReduceCtx& ctx = ctx_[p->ctx];
+  if (p->npackets > 1) {
+    // p->head_ps: when its first packet arrived here. The engine's FIFO took the whole
+    // transaction then (its work bounds the tail: now); per packet the engine, faster than
+    // the links that feed it, reduces each packet as it arrives.
+    const uint64_t first = std::min(p->payload_bytes, p->packet_payload);
+    ctx.head_ps = std::max(ctx.head_ps,
+                           p->head_ps + (reduce_.rate_Bps ? transfer_ps(first, reduce_.rate_Bps * 8) : 0));
+    ctx.tail_ps = std::max({ctx.tail_ps, SwitchFrame::now(), tail_through(reduce_, p)});
+  }
   if (--ctx.remaining > 0) {
     PacketPool::global().release(p);
     return;
@@ -178,7 +201,12 @@ void NvlsUnit::reduced(Packet* p) {
   p->npackets = req->npackets;
   p->inject_ps = req->inject_ps;
   // The NVLS path's own latency: the result leaves no earlier (its egress port waits).
-  p->head_ps = p->tail_ps = SwitchFrame::now() + params_.latency_ps;
+  // Cut-through, as a switch forwards a transaction: its first packet is reduced when
+  // every member's first packet is in, its last no earlier than every member's last
+  // (per packet the two are the same). The port serialises it no faster than the line.
+  const uint64_t now = SwitchFrame::now();
+  p->head_ps = (ctx.head_ps ? ctx.head_ps : now) + params_.latency_ps;
+  p->tail_ps = std::max(now, ctx.tail_ps) + params_.latency_ps;
   emitted_ += p->payload_bytes;
   const int out = ctx.out;
   PacketPool::global().release(req);
@@ -190,6 +218,8 @@ void NvlsUnit::reduced(Packet* p) {
 void NvlsUnit::replicate(Packet* p) {
   ++stores_;
   const int j = link_index_[p->route_port];
+  const uint64_t now = SwitchFrame::now();
+  const uint64_t tail = std::max(now, tail_through(mcast_, p));
   for (size_t k = 0; k < members_.size(); ++k) {
     const Member& m = members_[k];
     Packet* r = p;
@@ -199,7 +229,8 @@ void NvlsUnit::replicate(Packet* p) {
     }
     r->dst = m.endpoint;
     r->kind = PacketKind::kNvlsData;
-    r->head_ps = r->tail_ps = SwitchFrame::now() + params_.latency_ps;  // as a result
+    r->head_ps = now + params_.latency_ps;  // as a result (cut-through)
+    r->tail_ps = tail + params_.latency_ps;
     emitted_ += r->payload_bytes;
     frame().emit(m.ports[size_t(j) % m.ports.size()], r);
   }

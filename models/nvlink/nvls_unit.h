@@ -70,6 +70,9 @@ class NvlsUnit : public SwitchFeature {
   void engine_push(Engine& e, Packet* p);
   void engine_wake(Engine& e, bool reduce);
   void engine_start(Engine& e, uint64_t t);
+  // When `p`'s last packet has arrived and passed through `e` (its tail bound; a
+  // transaction of several packets is taken in at its head, cut-through). 0 for one packet.
+  static uint64_t tail_through(const Engine& e, const Packet* p);
 
   struct Member {
     uint32_t endpoint;
@@ -79,6 +82,10 @@ class NvlsUnit : public SwitchFeature {
     Packet* req = nullptr;  // the request, kept to address the result
     uint32_t remaining = 0; // members whose input the engine has not consumed yet
     int out = -1;           // port the request came in on
+    uint64_t head_ps = 0;   // transactions of several packets: every member's first
+                            // packet is in and reduced (0: one packet each)
+    uint64_t tail_ps = 0;   // every member's last packet is in and reduced, and the
+                            // engine has done every member's work before it
   };
   NvlsParams params_;
   std::vector<Member> members_;

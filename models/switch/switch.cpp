@@ -319,8 +319,24 @@ void Switch::tx_pop(int port, Packet* p) {
 
 void Switch::emit(int out, Packet* p) {
   const uint64_t t = Port::now();
-  // A feature may set a later time at which the packet may leave (p->head_ps).
-  p->head_ps = p->tail_ps = std::max(t, p->head_ps);
+  // A feature may set a later time at which the packet may leave (p->head_ps), and for
+  // a transaction of several packets a time its last packet cannot leave before
+  // (p->tail_ps, cut-through: the port applies it as to a forwarded transaction). Such a
+  // transaction starts no earlier than lets it run at the line rate to that bound: its
+  // inputs may trickle in (an NVLS result waits for members that answer at different
+  // times), and per packet the link carries other traffic meanwhile instead of idling.
+  p->head_ps = std::max(t, p->head_ps);
+  if (p->npackets > 1) {
+    p->tail_ps = std::max(p->head_ps, p->tail_ps);
+    const Framing& f = *ports_[out]->link().framing;
+    const uint64_t before_last =
+        transfer_ps(f.transaction_wire_bytes(*p) -
+                        f.packet_wire_bytes(p->last_packet_payload(), p->kind),
+                    ports_[out]->link().rate_bps);
+    if (p->tail_ps > p->head_ps + before_last) p->head_ps = p->tail_ps - before_last;
+  } else {
+    p->tail_ps = p->head_ps;
+  }
   if (!admission_.empty() && !admit(out, p, false)) return;
   egress_[out].push(p);
   egress_bytes_[out] += p->payload_bytes;
