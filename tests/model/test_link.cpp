@@ -7,6 +7,8 @@
 #include "models/endpoint/endpoint.h"
 #include "models/link/frame_framing.h"
 #include "models/nvlink/flit_framing.h"
+#include "models/switch/switch.h"
+#include "models/switch/switch_kind.h"
 #include "testbenches/bench.h"
 
 using namespace fabricsim;
@@ -221,5 +223,46 @@ TEST(Link, PlainLinkLayerTimesAsTheFramingsLinkLayer) {
   // Flit: 128 B -> 10 flits; 69 B -> 5 + 2 flits; the read request 1 flit; 8 B -> 3 flits.
   EXPECT_EQ(plain_flit.a.port(0).counters().tx_wire_bytes,
             (781 + 39) * 160ull + 7 * 16 + 16 + 3 * 16);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// The same through a cut-through switch: a switch port delivers a transaction when its
+// first packet is in (its head time), so the head times of multi-packet transactions set
+// when the crossbar and the next link start. Plain ports (i = 0) and ports through their
+// link layer (i = 1) must deliver at the same picoseconds.
+TEST(Link, PlainLinkLayerHeadTimesThroughACutThroughSwitch) {
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
+  sp.ports = 2;
+  sp.pipeline_latency_ps = 100'000;
+  sp.speedup = 2.0;
+  sp.egress_buffer_bytes = 32 * 1024;
+  LinkParams link = tb::nvlink_like(20'000, 64 * 1024);
+  link.replay_buffer_bytes = 1 << 20;  // never binds
+  EndpointParams ep = one_port(16 * 128);
+  std::vector<std::unique_ptr<Endpoint>> eps;
+  std::vector<std::unique_ptr<Switch>> sws;
+  std::vector<uint64_t> at[2];
+  for (int i = 0; i < 2; ++i) {
+    const std::string n = std::to_string(i);
+    sws.push_back(std::make_unique<Switch>(("sw" + n).c_str(), "sw" + n, sp, std::vector<int>{0, 1}));
+    eps.push_back(std::make_unique<Endpoint>(("src" + n).c_str(), "src" + n, 0, ep));
+    eps.push_back(std::make_unique<Endpoint>(("dst" + n).c_str(), "dst" + n, 1, ep));
+    bind_link(eps[2 * i]->port(0), sws[i]->port(0), link, 1, i == 1);
+    bind_link(eps[2 * i + 1]->port(0), sws[i]->port(1), link, 1, i == 1);
+    sws[i]->set_routes({{0}, {1}});
+    sws[i]->set_peers({SwitchPeer{0, 0, 0}, SwitchPeer{1, 1, 0}});
+    eps[2 * i]->set_routes({{}, {0}});
+    eps[2 * i + 1]->set_routes({{0}, {}});
+    eps[2 * i + 1]->on_delivery(
+        [&at, i](const Endpoint::Delivery&) { at[i].push_back(Port::now()); });
+    eps[2 * i]->send(1, 100'037, 1);
+    eps[2 * i]->send(1, 5'000, 2);
+  }
+  sc_core::sc_start();
+  EXPECT_TRUE(sws[0]->port(1).plain_link_layer());
+  EXPECT_FALSE(sws[1]->port(1).plain_link_layer());
+  ASSERT_EQ(at[0].size(), 2u);
+  EXPECT_EQ(at[0], at[1]);
+  EXPECT_LT(eps[0]->port(0).counters().tx_transactions * 2, eps[0]->port(0).counters().tx_packets);
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
