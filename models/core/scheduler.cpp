@@ -7,15 +7,11 @@
 
 namespace fabricsim {
 
-namespace {
-Scheduler* g_scheduler = nullptr;
-}
-
 uint64_t Scheduler::now_ps_ = 0;
 
-Scheduler& Scheduler::instance() {
-  if (!g_scheduler) g_scheduler = new Scheduler("fabric_scheduler");  // lives as long as the kernel
-  return *g_scheduler;
+Scheduler& Scheduler::create() {
+  if (!instance_) instance_ = new Scheduler("fabric_scheduler");
+  return *instance_;
 }
 
 Scheduler::Scheduler(sc_core::sc_module_name n)

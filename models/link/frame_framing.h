@@ -29,6 +29,14 @@ class FrameFraming final : public Framing {
     return frame + p_.gap_bytes;
   }
   std::string describe() const override;
+  bool plain(PlainFraming* out) const override {
+    out->unit_mask = 0;
+    out->fixed = p_.header_bytes;
+    out->min = p_.min_frame_bytes;
+    out->gap = p_.gap_bytes;
+    out->empty = 0;
+    return true;
+  }
   std::unique_ptr<LinkLayer> make_link_layer(const LinkParams& link, uint64_t seed,
                                              const std::string& port_name) const override;
 

@@ -74,6 +74,21 @@ class LinkLayer {
   RetryCounters retry_;
 };
 
+// A framing whose packets follow one rule, answerable without a call: a packet of
+// `payload` bytes is max(payload rounded up to a power of two `unit` + `fixed`, `min`) +
+// `gap` wire bytes, and one without payload `empty` bytes when that is not 0. The flit
+// (unit = flit, fixed = overhead flits) and frame (unit 1, fixed = header + FCS, min =
+// minimum frame, gap = preamble + gap) framings are of this form (Framing::plain).
+struct PlainFraming {
+  uint32_t unit_mask = 0;  // unit - 1
+  uint32_t fixed = 0, min = 0, gap = 0, empty = 0;
+  uint64_t wire(uint32_t payload) const {
+    if (payload == 0 && empty) return empty;
+    const uint64_t framed = ((uint64_t(payload) + unit_mask) & ~uint64_t(unit_mask)) + fixed;
+    return (framed > min ? framed : min) + gap;
+  }
+};
+
 class Framing {
  public:
   virtual ~Framing() = default;
@@ -101,6 +116,15 @@ class Framing {
   // Rng(seed, port_name).
   virtual std::unique_ptr<LinkLayer> make_link_layer(const LinkParams& link, uint64_t seed,
                                                      const std::string& port_name) const = 0;
+  // True (and the rule in `out`) when this framing's link layer is the generic per-packet
+  // one (FramedLinkLayer, models/link/packet_link_layer.h) and its packet_wire_bytes is
+  // `out`'s rule for every payload and packet kind: a port without link-level retry may
+  // then frame and time its transactions itself, as that link layer would, without the
+  // call (Port::attach). Default: no.
+  virtual bool plain(PlainFraming* out) const {
+    (void)out;
+    return false;
+  }
 
  protected:
   // A concrete framing may be copied whole (a link layer keeps one), never sliced.

@@ -83,6 +83,10 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
     ack_wait_ps_ = 2 * link.latency_ps + link.ack_delay_ps;
   }
   layer_ = link.framing->make_link_layer(link, seed, display_name_);
+  constexpr uint64_t kBitPsPerByte = 8 * 1000000000000ull;  // 8 bits x 1e12 ps per second
+  plain_ = !retry_ && link.rate_bps <= kBitPsPerByte && kBitPsPerByte % link.rate_bps == 0 &&
+           link.framing->plain(&pf_);
+  ps_per_byte_ = plain_ ? kBitPsPerByte / link.rate_bps : 0;
 }
 
 void Port::tell_probe(uint64_t from_ps, uint64_t to_ps) { probe_->busy(from_ps, to_ps); }
@@ -117,7 +121,7 @@ void Port::tx_step(uint64_t t) {
     return;
   }
   FABRICSIM_ASSERT(p->vc < vcs_, display_name_ + ": packet on a VC the link lacks");
-  const uint64_t wire = layer_->prepare(*p);
+  const uint64_t wire = __builtin_expect(plain_, 1) ? plain_prepare(*p) : layer_->prepare(*p);
   absorb_credits(t);
   if (credits_[p->vc] < wire) {
     if (stall_since_ == UINT64_MAX) set_stall(t);
@@ -156,7 +160,7 @@ void Port::tx_step(uint64_t t) {
   }
   credits_[p->vc] -= wire;
 
-  const TxTiming tm = layer_->send(*p, t, wire);
+  const TxTiming tm = __builtin_expect(plain_, 1) ? plain_send(*p, t, wire) : layer_->send(*p, t, wire);
   p->head_ps = tm.head_ps;
   p->tail_ps = tm.tail_ps;
   if (retry_) {

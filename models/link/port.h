@@ -132,6 +132,8 @@ class Port : public sc_core::sc_module,
   bool attached() const { return attached_; }
   const LinkParams& link() const { return link_; }
   const std::string& display_name() const { return display_name_; }
+  // Does this port frame and time its transactions itself (the plain link layer, below)?
+  bool plain_link_layer() const { return plain_; }
   std::string peer_name;  // display name of the port at the other end
 
   // Elaboration: arrivals of kind `k` are delivered when their first packet is in even
@@ -239,7 +241,12 @@ class Port : public sc_core::sc_module,
   //                its credits back here, kept for replay or handed to the loss handler.
   //                Returns how many were cut. Call after link_down().
   uint64_t cut_circuit(Port& far, uint64_t pass_ps);
-  void set_ber(double ber) { layer_->set_ber(ber); }
+  void set_ber(double ber) {
+    // A burst needs the link layer's error stream: from now on every transaction goes
+    // through it (its serialiser has no remainder: the rate is whole ps per byte).
+    plain_ = false;
+    layer_->set_ber(ber);
+  }
   bool link_is_down() const { return down_; }
   size_t held() const { return held_.size(); }
   struct FaultCounters {
@@ -283,6 +290,25 @@ class Port : public sc_core::sc_module,
   std::vector<Packet*> cut_arrivals(uint64_t t);
   void rx_method();
   void credit_method();
+  // The plain link layer (plain_): FramedLinkLayer's prepare() and its send() without bit
+  // errors, with this port's constants.
+  uint64_t plain_prepare(const Packet& p) const {
+    if (p.npackets <= 1) return pf_.wire(p.payload_bytes);
+    return uint64_t(p.npackets - 1) * pf_.wire(p.packet_payload) +
+           pf_.wire(p.last_packet_payload());
+  }
+  TxTiming plain_send(const Packet& p, uint64_t t, uint64_t wire) const {
+    const uint64_t ser = wire * ps_per_byte_;
+    if (p.npackets <= 1) {
+      const uint64_t end = std::max(t + ser, p.tail_ps + ser);
+      return TxTiming{end, end, end};
+    }
+    TxTiming tm;
+    tm.tail_ps = std::max(t + ser, p.tail_ps + pf_.wire(p.last_packet_payload()) * ps_per_byte_);
+    tm.free_ps = tm.tail_ps;
+    tm.head_ps = t + pf_.wire(p.packet_payload) * ps_per_byte_;
+    return tm;
+  }
   void absorb_credits(uint64_t t);
   // Every change of stall_since_ goes through here (up_waiting_ mirrors it).
   void set_stall(uint64_t since) {
@@ -332,6 +358,15 @@ class Port : public sc_core::sc_module,
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   uint32_t vcs_ = 0;              // link_.vcs
   uint8_t pause_mask_ = 0;  // PFC: priorities that were ever paused (pause_until_ may be past)
+  // The plain link layer (plain_): a link without link-level retry whose framing is
+  // PlainFraming's rule (Framing::plain) and whose rate is a whole number of ps per byte.
+  // The port then frames and times its transactions itself, with the framing's constants
+  // here, as the generic per-packet link layer (FramedLinkLayer) would, byte for byte:
+  // no call into layer_, a separate heap object whose vtable is a cold load per hop on a
+  // large fabric (docs/performance.md, 2026-12-02 afternoon). Other links call layer_.
+  bool plain_ = false;
+  PlainFraming pf_;
+  uint64_t ps_per_byte_ = 0;  // 8e12 / link_.rate_bps, exact (plain_ only)
   uint64_t peer_latency_ps_ = 0;       // peer_link_.latency_ps (credit returns travel it)
   uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
   sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay

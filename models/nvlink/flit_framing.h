@@ -29,6 +29,15 @@ class FlitFraming final : public Framing {
     return (p_.overhead_flits + data_flits) * p_.flit_bytes;
   }
   std::string describe() const override;
+  // Plain when a flit is a power of two bytes (16 B as shipped).
+  bool plain(PlainFraming* out) const override {
+    if (p_.flit_bytes == 0 || (p_.flit_bytes & (p_.flit_bytes - 1))) return false;
+    out->unit_mask = p_.flit_bytes - 1;
+    out->fixed = p_.overhead_flits * p_.flit_bytes;
+    out->min = out->gap = 0;
+    out->empty = p_.request_flits * p_.flit_bytes;
+    return true;
+  }
   std::unique_ptr<LinkLayer> make_link_layer(const LinkParams& link, uint64_t seed,
                                              const std::string& port_name) const override;
 

@@ -27,6 +27,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       in_busy_(p.ports, 0),
       out_busy_(p.ports, 0),
       xbar_rate_bps_(p.ports, 0),
+      xbar_ps_per_byte_(p.ports, 0),
       egress_(p.ports),
       egress_bytes_(p.ports, 0),
       out_load_(p.ports, 0),
@@ -118,11 +119,18 @@ void Switch::connected(const std::vector<Peer>& peers) {
 
 void Switch::end_of_elaboration() {
   for (int o = 0; o < n_; ++o)
-    if (ports_[o])
-      xbar_rate_bps_[o] = uint64_t(double(ports_[o]->link().rate_bps) * params_.speedup);
+    if (ports_[o]) {
+      const uint64_t r = uint64_t(double(ports_[o]->link().rate_bps) * params_.speedup);
+      xbar_rate_bps_[o] = r;
+      constexpr uint64_t kBitPsPerByte = 8 * 1000000000000ull;  // 8 bits x 1e12 ps per second
+      xbar_ps_per_byte_[o] = r && r <= kBitPsPerByte && kBitPsPerByte % r == 0 ? kBitPsPerByte / r : 0;
+    }
 }
 
 uint64_t Switch::xbar_ps(int out, uint64_t bytes) const {
+  // A rate of whole ps per byte (every shipped NVSwitch: 400 or 800 Gb/s x speedup 2)
+  // needs no 128-bit division per transfer; the same value as transfer_ps.
+  if (const uint64_t k = xbar_ps_per_byte_[out]) return bytes * k;
   return transfer_ps(bytes, xbar_rate_bps_[out]);
 }
 

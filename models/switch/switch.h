@@ -137,6 +137,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   PortSet requested_out_;  // outputs that queued traffic waits for
   std::vector<int> match_;
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
+  std::vector<uint64_t> xbar_ps_per_byte_;  // 8e12 / xbar_rate_bps_ when exact, else 0
   // Egress queues, linked through the packets as the VOQs (a packet is in one at a time):
   // the transmitter's tx_peek reads the 16-byte queue and the head packet it reads anyway,
   // not a 40-byte Fifo header and then a separate ring-buffer line.

@@ -262,5 +262,32 @@ TEST(Serializer, PeekRoundsUpAndDoesNotAdvance) {
   EXPECT_EQ(d.take_ps(1), 2'666'666'666'667ull);
 }
 
+// The port's plain link layer frames with Framing::plain's rule instead of calling
+// packet_wire_bytes: the two must agree for every payload (0: a header-only packet) and
+// packet kind, and a framing the rule cannot express must say so.
+TEST(Framing, PlainRuleIsPacketWireBytes) {
+  FlitFramingParams req;
+  req.flit_bytes = 16;
+  req.overhead_flits = 2;
+  req.request_flits = 1;
+  FlitFramingParams odd = req;
+  odd.flit_bytes = 24;  // not a power of two: no plain rule
+  FrameFramingParams small = ethernet_params();
+  small.min_frame_bytes = 0;
+  const std::vector<std::shared_ptr<Framing>> plain = {
+      std::make_shared<FlitFraming>(nvlink()), std::make_shared<FlitFraming>(req),
+      std::make_shared<FrameFraming>(ethernet()), std::make_shared<FrameFraming>(small)};
+  for (const std::shared_ptr<Framing>& f : plain) {
+    PlainFraming pf;
+    ASSERT_TRUE(f->plain(&pf)) << f->describe();
+    for (uint32_t payload = 0; payload <= 4200; ++payload)
+      for (PacketKind k : {PacketKind::kData, PacketKind::kReadReq, PacketKind::kAck})
+        ASSERT_EQ(pf.wire(payload), f->packet_wire_bytes(payload, k))
+            << f->describe() << ", payload " << payload;
+  }
+  PlainFraming pf;
+  EXPECT_FALSE(FlitFraming(odd).plain(&pf));
+}
+
 }  // namespace
 }  // namespace fabricsim
