@@ -253,8 +253,9 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     const uint64_t txn = m.packet_cap ? pkt : txn_payload_[port];
     const uint64_t left = m.bytes - m.next_offset;
     uint64_t bytes = std::min<uint64_t>(left, pkt);
+    // (A read request has no bytes to stripe: one header packet.)
     const bool aggregated =
-        txn > pkt &&
+        txn > pkt && m.bytes > 0 &&
         m.bytes >= (group ? params_.aggregate_min_group_message : params_.aggregate_min_message);
     const uint64_t ways = !aggregated ? 1 : group ? nvls_count_ : reach_count_[m.dst];
     // With aggregate_round_robin_packets, a turn shared with other messages is one packet,

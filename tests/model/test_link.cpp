@@ -182,9 +182,9 @@ TEST(Link, PlainLinkLayerTimesAsTheFramingsLinkLayer) {
   flit.framing = std::make_shared<FlitFraming>(lp);
   flit.replay_buffer_bytes = 1 << 20;
   EndpointParams ep = one_port(8 * 128);  // transactions of up to 8 packets
-  // (A read request with aggregation on and aggregate_min_message 0 divides by zero in
-  // Endpoint::cut_from: its 0 bytes make 0 pieces. Not this test's subject.)
-  ep.aggregate_min_message = 1;
+  // aggregate_min_message 0 (aggregate every message) with a header-only read request:
+  // its 0 bytes once made 0 pieces in Endpoint::cut_from (a division by zero).
+  ep.aggregate_min_message = 0;
   Pair plain_frame(ep, frame, "a", "b"), layer_frame(ep, frame, "c", "d", true);
   Pair plain_flit(ep, flit, "e", "f"), layer_flit(ep, flit, "g", "h", true);
   std::vector<uint64_t> at[4];
