@@ -57,13 +57,17 @@ class FlowRank final : public RankIo {
       : sys_(sys), rank_(rank), params_(params), memory_Bps_(params->memory_bandwidth_Bps) {}
   uint32_t id() const override { return rank_; }
   // `not_before`: the message is delivered no earlier than that plus its path's latency
-  // (its `sent` still fires when its flow finishes); `packet_cap` is not modelled (the
-  // flow level has no packets).
+  // (its `sent` still fires when its flow finishes); `packet_cap`: its wire bytes per
+  // payload byte and its serialisation are those of packets of at most that payload.
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
                 uint8_t vc = 0, uint64_t not_before = 0, uint32_t packet_cap = 0) override;
   const EndpointParams& params() const override { return *params_; }
   bool via_nic(uint32_t dst) const override;
   uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag) override;
+  // On (the engine's protocol model: thread blocks store at once, as Endpoint's round
+  // robin): every data message moves as soon as it is sent, none waits for
+  // simulation.flow_window.
+  void set_interleave(bool on) override { interleave_ = on; }
   uint64_t reduce(uint64_t bytes) override;
   void on_delivery(DeliveryFn fn) override { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) override { on_sent_ = std::move(fn); }
@@ -80,6 +84,7 @@ class FlowRank final : public RankIo {
   const EndpointParams* params_;
   uint64_t memory_Bps_;
   uint64_t reduce_busy_ps_ = 0;
+  bool interleave_ = false;
   std::vector<Queue> queues_;
   DeliveryFn on_delivery_;
   SentFn on_sent_;
@@ -127,6 +132,7 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
     PacketKind kind;
     uint64_t bytes, tag, id;
     uint64_t not_before;     // ps, 0: none (RankIo::send)
+    uint32_t packet_cap;     // bytes, 0: none (RankIo::send)
     const Path* path;
     uint32_t queue;
   };
@@ -141,11 +147,11 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
   void poke();  // run settle/finish/deliveries at the current time
   const Path& path(uint32_t src_rank, uint32_t dst_rank);
   uint64_t send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
-                uint64_t not_before);
+                uint64_t not_before, uint32_t packet_cap);
   void start_flow(uint32_t slot);
   void deliver_at(uint32_t slot, uint64_t at_ps);
-  uint64_t serialisation_ps(const Path& p, uint64_t bytes, bool first_hop) const;
-  double wire_ratio(uint16_t link, uint64_t bytes) const;
+  uint64_t serialisation_ps(const Path& p, uint64_t bytes, bool first_hop, uint32_t cap) const;
+  double wire_ratio(uint16_t link, uint64_t bytes, uint32_t cap) const;
   void plan_fold();
 
   const SystemSpec& spec_;
