@@ -177,7 +177,12 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   // input, exit 2), then built again when its row starts.
   if (folded != n)
     for (uint64_t bytes : sizes) schedule(bytes / w.elem_bytes);
-  CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root);
+  // Between rows, as at the packet level: the last steps' protocol messages (slot
+  // releases) arrive and the reduction engines finish before the next row starts, so a
+  // row's messages never meet the next row's (docs/collectives.md, "Independent rows").
+  CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root,
+                        CollectiveSweep::Fabric{[&sys] { return sys.messages_in_flight() > 0; },
+                                                [&sys] { return sys.idle_at(); }, [] {}});
   simulate(spec.simulation.time_limit_ps, progress_mode(quiet, outputs.progress_s), [&] {
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);

@@ -30,6 +30,7 @@
 //    carries (images crossing one link of it) x its rate. Max-min fairness is invariant
 //    under the fabric's symmetries, so the folded run gives the same times as the whole.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -110,6 +111,13 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
   uint64_t control_messages() const { return control_; }
   uint64_t paths_computed() const { return paths_.size(); }
   uint64_t messages_in_flight() const { return live_msgs_; }
+  // When every rank's reduction engine is idle (ps); nothing else of a rank outlives its
+  // messages.
+  uint64_t idle_at() const {
+    uint64_t t = 0;
+    for (const auto& r : ranks_) t = std::max(t, r->reduce_busy_ps_);
+    return t;
+  }
   size_t link_classes() const { return net_.resources(); }
   // Payload bytes sent and delivered (equal at the end), as the whole fabric (images included).
   double payload_sent() const { return sent_bytes_; }
