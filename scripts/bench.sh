@@ -29,7 +29,7 @@
 #           0.62-0.66M packet-hops per CPU s, target 3M)
 #           (the per-hop cost of the largest shipped fabric; elaboration included)
 #   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
-#           1 GiB ring all-reduce (~30 s CPU, ~2.3 GiB) and one hierarchical (~2 s CPU);
+#           1 GiB ring all-reduce (~50 s CPU, ~2.4 GiB) and one hierarchical (~4 s CPU);
 #           target < 60 s wall and < 8 GiB each (docs/fidelity.md)
 # --quick skips pp1g, a2a576 and flow16k. --only CASE runs just the named case(s). Times are for one AMD
 # EPYC (Zen 3) core; see docs/performance.md for recorded figures.

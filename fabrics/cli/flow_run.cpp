@@ -73,16 +73,19 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
   const bool is_auto = w.algorithm == "auto";
+  // auto, or a protocol chosen per size: the cost model picks, as at the packet level
+  // (app.cpp).
+  const bool choose = !w.is_training && (is_auto || w.protocol == "auto");
   AutoChooser chooser;
   const double auto0 = cpu_s();
-  if (is_auto && spec.auto_in_switch.empty()) chooser = make_auto_chooser(spec);
-  if (is_auto && !spec.auto_in_switch.empty()) {
+  if (choose && spec.auto_in_switch.empty()) chooser = make_auto_chooser(spec);
+  if (choose && !spec.auto_in_switch.empty()) {
     // auto chooses among what the flow level models: no in-switch (NVLS) candidates.
     SystemSpec flat = spec;
     flat.auto_in_switch.clear();
     chooser = make_auto_chooser(flat);
   }
-  const double auto_cpu_s = is_auto ? cpu_s() - auto0 : -1.0;
+  const double auto_cpu_s = choose ? cpu_s() - auto0 : -1.0;
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<TrafficWorkload> traffic;
   std::unique_ptr<JobRunner> runner;
@@ -106,24 +109,31 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   const int folded = sys.active_ranks();
   std::vector<int> folds(chooser.names.size(), -1);  // auto, folded: candidate folds (-1: unknown)
   const auto schedule = [&](uint64_t count) -> coll::Schedule {
-        const auto build = [&](coll::CollParams cp, const std::string& algo,
+        // The packet level's schedule (app.cpp): the channels and pieces the library uses
+        // at this size under protocol `proto` (WorkloadSpec::coll_params), its rings.
+        const auto build = [&](const std::string& algo, coll::Protocol proto, int slices,
                                const std::string& label) {
+          coll::CollParams cp = w.coll_params(n, count, algo, proto);
+          if (slices >= 0) cp.slices = slices;
+          cp.rings = &spec.rings;
           // Folded: one period of ranks plus the first rank of the next, to check the shift.
           if (folded != n) cp.rank_limit = folded + 1;
-          cp.channels = w.algo_channels(algo);  // channels: auto runs tree pairs
           coll::Schedule s = coll::make_schedule(w.collective, algo, cp, spec.domain_size);
+          s.protocol = proto;
           if (!label.empty()) s.algorithm = label;
           if (folded != n) sys.fold_schedule(s);
           return s;
         };
-        coll::CollParams cp = w.coll_params(n, count);
+        if (!choose) {
+          const coll::Protocol proto = coll::protocol_from_name(w.protocol);
+          return build(w.algorithm, proto, -1,
+                       w.protocol_model()
+                           ? w.algorithm + "/" + coll::protocol_name(proto)
+                           : std::string());
+        }
         if (!is_auto || folded == n) {
-          if (is_auto) {
-            const size_t c = chooser.pick(double(count) * w.elem_bytes);
-            cp.slices = chooser.slices[c];
-            return build(cp, chooser.names[c], chooser.label(c));
-          }
-          return build(cp, w.algorithm, "");
+          const size_t c = chooser.pick(double(count) * w.elem_bytes);
+          return build(chooser.names[c], chooser.protos[c], chooser.slices[c], chooser.label(c));
         }
         // auto, folded: the cheapest candidate whose schedule folds. A probe (one channel,
         // one piece per block) filters out the generators that build every rank (tree,
@@ -150,9 +160,9 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
             folds[c] = ok ? 1 : 0;
           }
           if (!folds[c]) continue;
-          cp.slices = chooser.slices[c];
           try {
-            return build(cp, chooser.names[c], chooser.label(c));
+            return build(chooser.names[c], chooser.protos[c], chooser.slices[c],
+                         chooser.label(c));
           } catch (const InputError& e) {
             if (!first) first = e;
           }
@@ -167,7 +177,12 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   // input, exit 2), then built again when its row starts.
   if (folded != n)
     for (uint64_t bytes : sizes) schedule(bytes / w.elem_bytes);
-  CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root);
+  // Between rows, as at the packet level: the last steps' protocol messages (slot
+  // releases) arrive and the reduction engines finish before the next row starts, so a
+  // row's messages never meet the next row's (docs/collectives.md, "Independent rows").
+  CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root,
+                        CollectiveSweep::Fabric{[&sys] { return sys.messages_in_flight() > 0; },
+                                                [&sys] { return sys.idle_at(); }, [] {}});
   simulate(spec.simulation.time_limit_ps, progress_mode(quiet, outputs.progress_s), [&] {
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);

@@ -14,8 +14,8 @@ namespace fabricsim {
 // FlowRank
 
 uint64_t FlowRank::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind, uint8_t,
-                        uint64_t not_before, uint32_t) {
-  return sys_->send(*this, dst, bytes, tag, kind, not_before);
+                        uint64_t not_before, uint32_t packet_cap) {
+  return sys_->send(*this, dst, bytes, tag, kind, not_before, packet_cap);
 }
 
 bool FlowRank::via_nic(uint32_t dst) const {
@@ -89,25 +89,32 @@ FlowSystem::FlowSystem(sc_core::sc_module_name n, const SystemSpec& spec)
     io.push_back(ranks_.back().get());
   }
   engine_ = std::make_unique<CollectiveEngine>("collectives", io, spec.workload.elem_bytes);
-  engine_->set_protocol_model(false);  // no packets or thread blocks here (docs/fidelity.md)
+  // The protocol model runs here as at the packet level (docs/fidelity.md, "Cross-check:
+  // flow against packet / transaction level"): its thread blocks, slots, fences and polls
+  // are the engine's; the flow level delivers its messages (a send's channel-rate floor as
+  // not_before, LL's store size as packet_cap) and its control messages with their trip.
+  engine_->set_protocol_model(true);
 }
 
 FlowSystem::~FlowSystem() = default;
 
-double FlowSystem::wire_ratio(uint16_t link, uint64_t bytes) const {
+double FlowSystem::wire_ratio(uint16_t link, uint64_t bytes, uint32_t cap) const {
   const LinkParams& l = *link_types_[link];
-  const uint64_t pp = l.packet_payload ? l.packet_payload : bytes;
+  uint64_t pp = l.packet_payload ? l.packet_payload : bytes;
+  if (cap) pp = std::min<uint64_t>(pp, cap);
   const uint64_t full = bytes / pp, rem = bytes % pp;
   const double wire = double(full) * double(l.framing->packet_wire_bytes(uint32_t(pp))) +
                       (rem ? double(l.framing->packet_wire_bytes(uint32_t(rem))) : 0.0);
   return wire / double(bytes);
 }
 
-uint64_t FlowSystem::serialisation_ps(const Path& p, uint64_t bytes, bool first_hop) const {
+uint64_t FlowSystem::serialisation_ps(const Path& p, uint64_t bytes, bool first_hop,
+                                      uint32_t cap) const {
   uint64_t t = 0;
   for (size_t i = first_hop ? 0 : 1; i < p.hops.size(); ++i) {
     const LinkParams& l = *link_types_[p.hops[i]];
-    const uint64_t pkt = std::min<uint64_t>(bytes, l.packet_payload);
+    uint64_t pkt = std::min<uint64_t>(bytes, l.packet_payload);
+    if (cap) pkt = std::min<uint64_t>(pkt, cap);
     t += transfer_ps(l.framing->packet_wire_bytes(uint32_t(pkt)), l.rate_bps);
   }
   return t;
@@ -190,7 +197,7 @@ const FlowSystem::Path& FlowSystem::path(uint32_t src_rank, uint32_t dst_rank) {
 }
 
 uint64_t FlowSystem::send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t tag,
-                          PacketKind kind, uint64_t not_before) {
+                          PacketKind kind, uint64_t not_before, uint32_t packet_cap) {
   FABRICSIM_ASSERT(dst < uint32_t(n_), "flow level: message to an unknown rank");
   const uint64_t now = Scheduler::now();
   const uint32_t k = dst / uint32_t(m_);
@@ -202,6 +209,7 @@ uint64_t FlowSystem::send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t ta
   msg.bytes = bytes;
   msg.tag = tag;
   msg.not_before = not_before;
+  msg.packet_cap = packet_cap;
   msg.id = next_msg_++;
   msg.path = &path(r.rank_, dst);
   msg.queue = 0;
@@ -221,7 +229,7 @@ uint64_t FlowSystem::send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t ta
     // Control messages: latency and their packets' serialisation, no bandwidth share.
     ++control_;
     deliver_at(slot, std::max(now, not_before) + msgs_[slot].path->fixed_ps +
-                         serialisation_ps(*msgs_[slot].path, bytes, true));
+                         serialisation_ps(*msgs_[slot].path, bytes, true, packet_cap));
     poke();
     return msg.id;
   }
@@ -230,7 +238,7 @@ uint64_t FlowSystem::send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t ta
   if (q == r.queues_.size()) r.queues_.push_back(FlowRank::Queue{msg.path->signature, {}, 0});
   msgs_[slot].queue = q;
   FlowRank::Queue& queue = r.queues_[q];
-  if (queue.active < dma_window_) {
+  if (r.interleave_ || queue.active < dma_window_) {
     ++queue.active;
     start_flow(slot);
   } else {
@@ -244,7 +252,7 @@ void FlowSystem::start_flow(uint32_t slot) {
   static thread_local std::vector<FlowNet::Use> uses;
   const Msg& m = msgs_[slot];
   uses = m.path->uses;
-  for (size_t i = 0; i < uses.size(); ++i) uses[i].weight *= wire_ratio(m.path->use_link[i], m.bytes);
+  for (size_t i = 0; i < uses.size(); ++i) uses[i].weight *= wire_ratio(m.path->use_link[i], m.bytes, m.packet_cap);
   net_.start(Scheduler::now(), double(m.bytes), uses, slot);
 }
 
@@ -278,7 +286,7 @@ void FlowSystem::wake(uint32_t) {
         q.waiting.pop_front();
       }
       deliver_at(slot, std::max(now, m.not_before) + m.path->fixed_ps +
-                           serialisation_ps(*m.path, m.bytes, false));
+                           serialisation_ps(*m.path, m.bytes, false, m.packet_cap));
       if (src.on_sent_) src.on_sent_(m.id, m.kind);
     }
     bool delivered = false;
@@ -411,7 +419,8 @@ void FlowSystem::fold_schedule(coll::Schedule& s) const {
     const bool peer_ok =
         (x.peer < 0 && y.peer < 0) || (x.peer >= 0 && y.peer == (x.peer + m_) % n_);
     if (x.kind != y.kind || !peer_ok || x.tag != y.tag || x.count != y.count ||
-        x.mode != y.mode || x.duration_ps != y.duration_ps || x.deps != y.deps)
+        x.mode != y.mode || x.duration_ps != y.duration_ps || x.deps != y.deps ||
+        x.stream != y.stream || x.channel != y.channel)
       differs(coll::describe_op(m_, i, y) + " against " + coll::describe_op(0, i, x));
   }
   for (size_t r = size_t(m_); r < s.programs.size(); ++r) {

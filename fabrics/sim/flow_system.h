@@ -30,6 +30,7 @@
 //    carries (images crossing one link of it) x its rate. Max-min fairness is invariant
 //    under the fabric's symmetries, so the folded run gives the same times as the whole.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -57,13 +58,17 @@ class FlowRank final : public RankIo {
       : sys_(sys), rank_(rank), params_(params), memory_Bps_(params->memory_bandwidth_Bps) {}
   uint32_t id() const override { return rank_; }
   // `not_before`: the message is delivered no earlier than that plus its path's latency
-  // (its `sent` still fires when its flow finishes); `packet_cap` is not modelled (the
-  // flow level has no packets).
+  // (its `sent` still fires when its flow finishes); `packet_cap`: its wire bytes per
+  // payload byte and its serialisation are those of packets of at most that payload.
   uint64_t send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind = PacketKind::kData,
                 uint8_t vc = 0, uint64_t not_before = 0, uint32_t packet_cap = 0) override;
   const EndpointParams& params() const override { return *params_; }
   bool via_nic(uint32_t dst) const override;
   uint64_t send_group(PacketKind kind, uint64_t bytes, uint64_t tag) override;
+  // On (the engine's protocol model: thread blocks store at once, as Endpoint's round
+  // robin): every data message moves as soon as it is sent, none waits for
+  // simulation.flow_window.
+  void set_interleave(bool on) override { interleave_ = on; }
   uint64_t reduce(uint64_t bytes) override;
   void on_delivery(DeliveryFn fn) override { on_delivery_ = std::move(fn); }
   void on_sent(SentFn fn) override { on_sent_ = std::move(fn); }
@@ -80,6 +85,7 @@ class FlowRank final : public RankIo {
   const EndpointParams* params_;
   uint64_t memory_Bps_;
   uint64_t reduce_busy_ps_ = 0;
+  bool interleave_ = false;
   std::vector<Queue> queues_;
   DeliveryFn on_delivery_;
   SentFn on_sent_;
@@ -105,6 +111,13 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
   uint64_t control_messages() const { return control_; }
   uint64_t paths_computed() const { return paths_.size(); }
   uint64_t messages_in_flight() const { return live_msgs_; }
+  // When every rank's reduction engine is idle (ps); nothing else of a rank outlives its
+  // messages.
+  uint64_t idle_at() const {
+    uint64_t t = 0;
+    for (const auto& r : ranks_) t = std::max(t, r->reduce_busy_ps_);
+    return t;
+  }
   size_t link_classes() const { return net_.resources(); }
   // Payload bytes sent and delivered (equal at the end), as the whole fabric (images included).
   double payload_sent() const { return sent_bytes_; }
@@ -127,6 +140,7 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
     PacketKind kind;
     uint64_t bytes, tag, id;
     uint64_t not_before;     // ps, 0: none (RankIo::send)
+    uint32_t packet_cap;     // bytes, 0: none (RankIo::send)
     const Path* path;
     uint32_t queue;
   };
@@ -141,11 +155,11 @@ class FlowSystem : public sc_core::sc_module, public Wakeable {
   void poke();  // run settle/finish/deliveries at the current time
   const Path& path(uint32_t src_rank, uint32_t dst_rank);
   uint64_t send(FlowRank& r, uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
-                uint64_t not_before);
+                uint64_t not_before, uint32_t packet_cap);
   void start_flow(uint32_t slot);
   void deliver_at(uint32_t slot, uint64_t at_ps);
-  uint64_t serialisation_ps(const Path& p, uint64_t bytes, bool first_hop) const;
-  double wire_ratio(uint16_t link, uint64_t bytes) const;
+  uint64_t serialisation_ps(const Path& p, uint64_t bytes, bool first_hop, uint32_t cap) const;
+  double wire_ratio(uint16_t link, uint64_t bytes, uint32_t cap) const;
   void plan_fold();
 
   const SystemSpec& spec_;

@@ -84,8 +84,10 @@ const ParamBlock& simulation_params() {
                   "first-hop ports (the rest wait, oldest first). The packet level's DMA "
                   "cuts one message at a time, but the switches' buffers let it start the "
                   "next while the last drains towards a busy receiver; 1 makes the flow "
-                  "level wait for the receiver instead (docs/fidelity.md: 4 matches the "
-                  "shipped NVLink and InfiniBand configs).",
+                  "level wait for the receiver instead (docs/fidelity.md). Without NCCL's "
+                  "protocol model only (sync: data, protocol simple): under it every "
+                  "thread block's message moves at once, as the packet level interleaves "
+                  "them.",
                   1, 1024),
             &S::flow_window)},
       [](S& s, const ParamReader& r) {

@@ -91,8 +91,8 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   bool busy() const { return running_; }
   void set_sync(const coll::SyncProtocol& p) { sync_ = p; }
   // Off: every schedule runs without the protocol model (NCCL's slots, thread blocks and
-  // wire formats; engine_protocol.cpp): acks and flags as plain messages, as the flow
-  // level needs (its ranks have no packets or thread blocks). On by default.
+  // wire formats; engine_protocol.cpp): acks and flags as plain messages. On by default,
+  // at every fidelity (the flow level delivers the model's messages too).
   void set_protocol_model(bool allowed) { protocol_model_ = allowed; }
 
   // Functional mode: every rank's buffer holds real numbers that travel with the

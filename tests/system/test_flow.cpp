@@ -25,8 +25,8 @@ std::pair<nlohmann::json, nlohmann::json> both(const std::string& name, const st
 // Bandwidth-bound ring all-reduces on one switched node: every message crosses one
 // switch, the flow level's max-min fair share is the packet level's link rate after
 // framing, and per-hop latency is small against the transfer. Both run the idealised
-// transport (sync: data, protocol simple): the flow level has no NCCL protocol model
-// (slots, thread blocks, LL/LL128 lines), so that is what the two levels share. docs/fidelity.md measures
+// transport (sync: data, protocol simple), the flow level's max-min sharing without the
+// protocol model (the shipped transport: AgreesWithPacketLevelOnDgxH100AsShipped). docs/fidelity.md measures
 // -0.03..-0.29% (DGX H100, 4 MiB..8 GiB) and +0.06..+0.15% (UALink 8, 8 MiB..1 GiB); the
 // tolerance, 1%, leaves room for the pipeline fill of the flow level's fluid transfers.
 TEST(Flow, AgreesWithTransactionLevelOnDgxH100) {
@@ -58,6 +58,34 @@ TEST(Flow, AgreesWithTransactionLevelOnUalinkPod8) {
     const double f = flow["rows"][i]["time_us"].get<double>();
     EXPECT_NEAR(f / r, 1.0, 0.01) << ref["rows"][i]["size_bytes"] << " B: " << r << " vs " << f;
   }
+}
+
+// The shipped DGX H100 config AS SHIPPED (sync: fence_flag, protocol: auto): both levels
+// run the same schedules (LL at 1 MiB, LL128 at 2-16 MiB, Simple from 32 MiB, the library's
+// per-protocol channels and steps) under the engine's protocol model (thread blocks at
+// their channel rate, slots, fences, flags, polls, LL's 32 B stores). docs/fidelity.md
+// measures -0.34..+0.24% from 2 MiB to 128 MiB and -3.9% at 1 MiB (LL: latency-bound,
+// 14 steps of a few microseconds each, where the fluid transfer's pipeline fill and the
+// packet level's per-packet arbitration differ most); tolerances 1% and 5% (the issue's
+// threshold) keep both with a margin. Without the protocol model at flow level (the
+// Simple schedule of the raw workload at every size) the errors were -23% to -52%.
+TEST(Flow, AgreesWithPacketLevelOnDgxH100AsShipped) {
+  auto [ref, flow] = both("flow_dgx_shipped", "configs/dgx_h100.yaml",
+                          {"workload.min_bytes=1MiB", "workload.max_bytes=64MiB"});
+  ASSERT_EQ(ref["rows"].size(), 7u);
+  ASSERT_EQ(flow["rows"].size(), 7u);
+  for (size_t i = 0; i < 7; ++i) {
+    // The same protocol per size at both levels.
+    EXPECT_EQ(flow["rows"][i]["algorithm"], ref["rows"][i]["algorithm"]) << i;
+    const double r = ref["rows"][i]["time_us"].get<double>();
+    const double f = flow["rows"][i]["time_us"].get<double>();
+    EXPECT_NEAR(f / r, 1.0, i == 0 ? 0.05 : 0.01)
+        << ref["rows"][i]["size_bytes"] << " B (" << ref["rows"][i]["algorithm"] << "): " << r
+        << " vs " << f;
+  }
+  EXPECT_EQ(ref["rows"][0]["algorithm"], "ring/ll");
+  EXPECT_EQ(ref["rows"][1]["algorithm"], "ring/ll128");
+  EXPECT_EQ(ref["rows"][6]["algorithm"], "ring/simple");
 }
 
 // Folding is exact: 8 DGX H100 nodes on InfiniBand rails, ring (period two nodes) and
@@ -98,7 +126,7 @@ TEST(Flow, BadInputsExitTwo) {
                                   "simulation.fidelity=flow", "--set",
                                   "simulation.flow_fold=true"});
   EXPECT_EQ(tree.exit_code, 2) << tree.err;
-  EXPECT_NE(tree.err.find("simulation.flow_fold: the tree schedule is not invariant"),
+  EXPECT_NE(tree.err.find("simulation.flow_fold: the tree/simple schedule is not invariant"),
             std::string::npos)
       << tree.err;
   // In-switch reduction is not modelled.
