@@ -10,23 +10,22 @@
 #                    [--write-reference FILE]
 #
 # Cases, in the order they run:
-#   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~2.4 s
-#           CPU at load 12-13 (2026-12-02: 6.2M packet-hops per CPU s, target 6M)
+#   pp64m   per-packet (aggregate_bytes=0B), one 64 MiB all-reduce: 14.7M packet-hops, ~2.3 s
+#           CPU (2026-12-02 afternoon: 6.5M packet-hops per CPU s, target 6M)
 #   pp1g    per-packet, one 1 GiB all-reduce: 235M packet-hops, ~2.5 min
 #   agg1g   aggregated as shipped (16 KiB transactions for messages of 512 KiB and more:
 #           every 512 KiB chunk; acks and flags per packet), one 1 GiB: ~2 s
 #   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps; rows up to 32 MiB
-#           per-packet, 64 MiB and up aggregated): ~35 s
+#           per-packet, 64 MiB and up aggregated): ~18 s
 #   nvl1g   configs/gb200_nvl72.yaml as shipped: one 1 GiB ring all-reduce, aggregated
-#           (target <= 10 s wall)
+#           (32 channels): 27.4M transaction-hops, ~24 s CPU (target <= 10 s wall)
 #   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 74.8M
-#           packet-hops over 72 GPUs x 18 links, ~40 s CPU (the per-hop cost of a large fabric,
+#           packet-hops over 72 GPUs x 18 links, ~20 s CPU (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
 #   a2a576  configs/nvl576_two_tier.yaml per-packet, direct all-to-all of 1 MiB per GPU
-#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, ~33-35 s CPU
-#           at load 15-16 (150-350 s wall, 1.5 GiB max RSS; ~3.6M packets alive at the
-#           peak), ~2.5 s of it fixed and ~1 s writing --out (2026-12-02 morning:
-#           0.62-0.66M packet-hops per CPU s, target 3M)
+#           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, 23-33 s CPU
+#           (1.5 GiB max RSS; ~3.6M packets alive at the peak), ~2.5 s of it fixed and ~1 s
+#           writing --out (2026-12-02: 0.7-0.97M packet-hops per CPU s, target 3M)
 #           (the per-hop cost of the largest shipped fabric; elaboration included)
 #   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
 #           1 GiB ring all-reduce (~50 s CPU, ~2.4 GiB) and one hierarchical (~4 s CPU);
