@@ -63,33 +63,29 @@ Outcome run(uint64_t aggregate_bytes, bool round_robin_packets) {
 // transaction's tail is its last packet's).
 uint64_t at(const Outcome& r, uint64_t n) { return n * r.w_ps + kLatencyPs; }
 
-TEST(EndpointRoundRobin, PerPacketMessagesFinishTogether) {
-  const Outcome r = run(0, false);
+// The three messages finish with the a-th, b-th and c-th packet of the link.
+void expect_done(const Outcome& r, uint64_t a, uint64_t b, uint64_t c) {
   EXPECT_TRUE(r.counts_agree);
-  EXPECT_EQ(r.done_ps[0], at(r, 190));
-  EXPECT_EQ(r.done_ps[1], at(r, 191));
-  EXPECT_EQ(r.done_ps[2], at(r, 192));
+  EXPECT_EQ(r.done_ps[0], at(r, a));
+  EXPECT_EQ(r.done_ps[1], at(r, b));
+  EXPECT_EQ(r.done_ps[2], at(r, c));
+}
+
+TEST(EndpointRoundRobin, PerPacketMessagesFinishTogether) {
+  expect_done(run(0, false), 190, 191, 192);
 }
 
 // aggregate_round_robin_packets: while two or more of them have bytes to cut, each turn is one
 // packet: the same finishing times as per packet, exactly.
 TEST(EndpointRoundRobin, PacketTurnsWhileSharedFinishAsPerPacket) {
-  const Outcome r = run(4096, true);
-  EXPECT_TRUE(r.counts_agree);
-  EXPECT_EQ(r.done_ps[0], at(r, 190));
-  EXPECT_EQ(r.done_ps[1], at(r, 191));
-  EXPECT_EQ(r.done_ps[2], at(r, 192));
+  expect_done(run(4096, true), 190, 191, 192);
 }
 
 // As shipped, whole transactions per turn (A B C A B C, 32 packets each): A finishes at its second
 // turn, 128 packets in, 62 packets (a third of the run) before it does per packet; B 31 packets
 // early.
 TEST(EndpointRoundRobin, TransactionTurnsFinishOneAfterAnother) {
-  const Outcome r = run(4096, false);
-  EXPECT_TRUE(r.counts_agree);
-  EXPECT_EQ(r.done_ps[0], at(r, 128));
-  EXPECT_EQ(r.done_ps[1], at(r, 160));
-  EXPECT_EQ(r.done_ps[2], at(r, 192));
+  expect_done(run(4096, false), 128, 160, 192);
 }
 
 // The count through the two other ways a message's bytes to cut change: routes recomputed
