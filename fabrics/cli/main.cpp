@@ -2,7 +2,12 @@
 // codes, so we provide main() and run everything inside sc_main.
 #include <cstdlib>
 #include <string>
-#if defined(__linux__) && defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)  // mallinfo2
+#if defined(__linux__) && defined(__GLIBC__)
+#if __GLIBC_PREREQ(2, 33)  // mallinfo2
+#define FABRICSIM_HUGE_PAGE_HEAP 1
+#endif
+#endif
+#ifdef FABRICSIM_HUGE_PAGE_HEAP
 #include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,7 +35,7 @@ namespace {
 // in huge; allocations of up to 32 MiB come from the heap instead of their own mmap.
 // Heap growth beyond the range keeps small pages. FABRICSIM_SMALL_PAGES=1 turns it off.
 void huge_page_heap() {
-#if defined(__linux__) && defined(__GLIBC__) && __GLIBC_PREREQ(2, 33)  // mallinfo2
+#ifdef FABRICSIM_HUGE_PAGE_HEAP
   if (getenv("FABRICSIM_SMALL_PAGES")) return;
   constexpr size_t kHeapPad = size_t(512) << 20;
   constexpr int kMmapThreshold = 32 << 20;  // glibc's largest
