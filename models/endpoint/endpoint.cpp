@@ -213,6 +213,8 @@ Packet* Endpoint::cut(Queue& q, int port) {
     }
     return nullptr;
   }
+  if (!held_tails_.empty())
+    if (Packet* p = cut_released_tail(q, port)) return p;
   const auto after = std::upper_bound(
       q.msgs.begin() + std::ptrdiff_t(q.first_uncut), q.msgs.end(), rr_last_[port],
       [](uint64_t id, const Msg& m) { return id < m.id; });
@@ -227,6 +229,26 @@ Packet* Endpoint::cut(Queue& q, int port) {
       rr_last_[port] = q.msgs[k].id;
       return p;
     }
+  return nullptr;
+}
+
+Packet* Endpoint::cut_released_tail(Queue& q, int port) {
+  const uint64_t now = Port::now();
+  for (size_t i = 0; i < held_tails_.size();) {
+    const auto it = std::lower_bound(q.msgs.begin() + std::ptrdiff_t(q.first_uncut), q.msgs.end(),
+                                     held_tails_[i],
+                                     [](const Msg& m, uint64_t id) { return m.id < id; });
+    if (it == q.msgs.end() || it->id != held_tails_[i] || it->next_offset == it->bytes) {
+      held_tails_.erase(held_tails_.begin() + std::ptrdiff_t(i));  // cut, or abandoned
+      continue;
+    }
+    if (it->not_before <= now)
+      if (Packet* p = cut_from(q, size_t(it - q.msgs.begin()), port, true)) {
+        held_tails_.erase(held_tails_.begin() + std::ptrdiff_t(i));  // it was the last packet
+        return p;
+      }
+    ++i;
+  }
   return nullptr;
 }
 
@@ -298,9 +320,25 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       if (*group_cut >= quota) return nullptr;  // this port's packets are all cut
       bytes = std::min(bytes, quota - *group_cut);
     }
+    // The thread block writes the message's data as its pass goes, the last of it no
+    // earlier than the pass's end (not_before): per packet only the last packet waits
+    // for it, so here too the transaction that would end the message leaves without its
+    // last packet, which waits alone (and under round robin goes first once it may
+    // leave: cut_released_tail). Holding a whole transaction held kilobytes that per
+    // packet are on the wire already: GB200 NVL72 (32 channels) 256 MiB ring was 18.6%
+    // slow against per packet, 0.7% after both changes.
     if (m.next_offset + bytes == m.bytes && m.not_before > Port::now()) {
-      ports_[port]->kick_at(m.not_before);  // the data is not all written yet
-      return nullptr;
+      const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
+      if (whole && turns && !m.tail_held) {
+        m.tail_held = true;
+        held_tails_.push_back(m.id);
+      }
+      if (whole && bytes > last) {
+        bytes -= last;
+      } else {
+        ports_[port]->kick_at(m.not_before);  // the data is not all written yet
+        return nullptr;
+      }
     }
     Packet* p = PacketPool::global().acquire();
     p->src = id_;

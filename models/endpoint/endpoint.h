@@ -147,6 +147,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     uint64_t next_offset = 0;  // bytes already cut into transactions
     uint32_t read_bytes = 0;   // kReadReq: bytes asked for (the request carries no payload)
     bool cut_once = false;     // a transaction was cut (a read request has no bytes to count)
+    bool tail_held = false;    // its last packet waited for not_before (in held_tails_)
     uint64_t not_before = 0;   // its last transaction leaves no earlier (ps)
     uint32_t packet_cap = 0;   // payload per packet at most this (0: the port's)
     uint64_t unsent = 0;       // transactions cut but not yet on a wire
@@ -185,6 +186,12 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   };
   Packet* cut(Queue& q, int port);
   Packet* cut_from(Queue& q, size_t k, int port, bool turns = false);
+  // Under round robin, the last packet of an aggregated message that waited for its
+  // thread block's pass to end goes before the other messages' turns once it may leave:
+  // per packet it waits at most one packet of each, here their turns are whole
+  // transactions (docs/architecture.md, "Aggregation under round robin").
+  Packet* cut_released_tail(Queue& q, int port);
+  std::vector<uint64_t> held_tails_;  // ids of data messages whose last packet is held
   const PortSet& reach_of(const Msg& m) const {
     return m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst];
   }
