@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -64,6 +65,17 @@ inline const nlohmann::json& row_of(const nlohmann::json& results, uint64_t byte
   for (const nlohmann::json& r : results["rows"])
     if (r["size_bytes"].get<uint64_t>() == bytes) return r;
   throw std::runtime_error("no row for size " + std::to_string(bytes));
+}
+
+// Runs `args` per packet (simulation.aggregate_bytes=0B) and then as given, each into a
+// fresh --out directory named after `tag`. Returns {per packet, as given}.
+inline std::pair<RunResult, RunResult> run_per_packet_and_as_given(
+    const std::vector<std::string>& args, const std::string& tag) {
+  std::vector<std::string> pp = args;
+  pp.insert(pp.end(), {"--set", "simulation.aggregate_bytes=0B"});
+  RunResult per_packet = run_fabricsim(pp, fresh_dir(tag + "_pp"));
+  RunResult given = run_fabricsim(args, fresh_dir(tag + "_agg"));
+  return {std::move(per_packet), std::move(given)};
 }
 
 // Nothing lost, nothing left over: the pool is empty and payload sent = delivered (> 0).

@@ -150,10 +150,7 @@ TEST(Nvls, DgxH100ReduceScatterAggregatedAgreesWithPerPacket) {
       "run", source("configs/dgx_h100.yaml"), "--quiet", "--set",
       "workload={type: collective_sweep, collective: reduce_scatter, algorithm: nvls}",
       "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=16MiB"};
-  std::vector<std::string> pp_args = base;
-  pp_args.insert(pp_args.end(), {"--set", "simulation.aggregate_bytes=0B"});
-  RunResult pp = run_fabricsim(pp_args, fresh_dir("nvls_rs_pp"));
-  RunResult agg = run_fabricsim(base, fresh_dir("nvls_rs_agg"));
+  auto [pp, agg] = run_per_packet_and_as_given(base, "nvls_rs");
   ASSERT_EQ(pp.exit_code, 0) << pp.err;
   ASSERT_EQ(agg.exit_code, 0) << agg.err;
   for (uint64_t S : {4ull << 20, 8ull << 20, 16ull << 20}) {
@@ -185,10 +182,7 @@ TEST(Aggregation, Gb200Nvl72RingHeldLastPacketAgreesWithPerPacket) {
   const std::vector<std::string> base = {
       "run", source("configs/gb200_nvl72.yaml"), "--quiet", "--set", "topology.endpoints=16",
       "--set", "workload.min_bytes=64MiB", "--set", "workload.max_bytes=64MiB"};
-  std::vector<std::string> pp_args = base;
-  pp_args.insert(pp_args.end(), {"--set", "simulation.aggregate_bytes=0B"});
-  RunResult pp = run_fabricsim(pp_args, fresh_dir("nvl72_ring_pp"));
-  RunResult agg = run_fabricsim(base, fresh_dir("nvl72_ring_agg"));
+  auto [pp, agg] = run_per_packet_and_as_given(base, "nvl72_ring");
   ASSERT_EQ(pp.exit_code, 0) << pp.err;
   ASSERT_EQ(agg.exit_code, 0) << agg.err;
   const double t_pp = row_of(pp.results, 64ull << 20)["time_us"].get<double>();

@@ -104,10 +104,7 @@ TEST(DgxH100, AggregatedAndPerPacketAgreeWithin1Percent) {
                                          // idealised transport, whose messages are whole
                                          "--set", "workload.channels=16", "--set",
                                          "workload.sync=data"};
-  std::vector<std::string> pp = base, agg = base;
-  pp.insert(pp.end(), {"--set", "simulation.aggregate_bytes=0B"});
-  RunResult a = run_fabricsim(pp, fresh_dir("pp"));
-  RunResult b = run_fabricsim(agg, fresh_dir("agg"));
+  auto [a, b] = run_per_packet_and_as_given(base, "dgx64");
   ASSERT_EQ(a.exit_code, 0) << a.err;
   ASSERT_EQ(b.exit_code, 0) << b.err;
   const double ta = row_of(a.results, 64ull << 20)["time_us"].get<double>();
