@@ -57,7 +57,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // on a wire. Data messages are served oldest first; control messages (kAck, kFlag: a
   // few bytes written by a collective protocol) go ahead of queued data, as a GPU's
   // flag store is not queued behind other channels' bulk stores.
-  // `not_before` (ps, 0: none): its last transaction may not leave before then (the data is
+  // `not_before` (ps, 0: none): its last packet may not leave before then (the data is
   // produced at a finite rate: the thread block writing it finishes at that time).
   // `packet_cap` (bytes, 0: none): the stores that write it are this small and travel
   // unmerged, so its packets carry at most this much payload (never aggregated).
@@ -148,7 +148,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     uint32_t read_bytes = 0;   // kReadReq: bytes asked for (the request carries no payload)
     bool cut_once = false;     // a transaction was cut (a read request has no bytes to count)
     bool tail_held = false;    // its last packet waited for not_before (in held_tails_)
-    uint64_t not_before = 0;   // its last transaction leaves no earlier (ps)
+    uint64_t not_before = 0;   // its last packet leaves no earlier (ps)
     uint32_t packet_cap = 0;   // payload per packet at most this (0: the port's)
     uint64_t unsent = 0;       // transactions cut but not yet on a wire
     bool done = false;         // every byte has started on a wire
