@@ -26,7 +26,8 @@
 #   a2a576  configs/nvl576_two_tier.yaml per-packet, direct all-to-all of 1 MiB per GPU
 #           (1 channel): 21.8M packet-hops over 576 GPUs, 450 switch chips, 23-33 s CPU
 #           (1.5 GiB max RSS; ~3.6M packets alive at the peak), ~2.5 s of it fixed and ~1 s
-#           writing --out (2026-12-02: 0.7-0.97M packet-hops per CPU s, target 3M)
+#           writing --out (2026-12-02: 0.7-0.97M packet-hops per CPU s; 1.11M in the
+#           evening with the huge-page heap; target 3M)
 #           (the per-hop cost of the largest shipped fabric; elaboration included)
 #   flow16k configs/rail_16k_h100_flow.yaml at the flow level (folded): 16,384 GPUs, one
 #           1 GiB ring all-reduce (~50 s CPU, ~2.4 GiB) and one hierarchical (~4 s CPU);
