@@ -89,11 +89,11 @@ FlowSystem::FlowSystem(sc_core::sc_module_name n, const SystemSpec& spec)
     io.push_back(ranks_.back().get());
   }
   engine_ = std::make_unique<CollectiveEngine>("collectives", io, spec.workload.elem_bytes);
-  // The protocol model runs here as at the packet level (docs/fidelity.md, "Cross-check:
-  // flow against packet / transaction level"): its thread blocks, slots, fences and polls
-  // are the engine's; the flow level delivers its messages (a send's channel-rate floor as
-  // not_before, LL's store size as packet_cap) and its control messages with their trip.
-  engine_->set_protocol_model(true);
+  // The engine's protocol model runs here as at the packet level (docs/fidelity.md,
+  // "Cross-check: flow against packet / transaction level"): its thread blocks, slots,
+  // fences and polls are the engine's; the flow level delivers its messages (a send's
+  // channel-rate floor as not_before, LL's store size as packet_cap) and its control
+  // messages with their trip.
 }
 
 FlowSystem::~FlowSystem() = default;

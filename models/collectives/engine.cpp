@@ -78,7 +78,9 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
 
 void CollectiveEngine::prepare() {
   ranks_left_ = 0;
-  model_ = protocol_model_ && (sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple);
+  // NCCL's protocol model (engine_protocol.cpp) runs at every fidelity: the flow level
+  // delivers its messages too.
+  model_ = sync_.fence_flag || sched_.protocol != coll::Protocol::kSimple;
   for (RankIo* e : ranks_) e->set_interleave(model_);
   for (size_t r = 0; r < ranks_.size(); ++r) {
     RankState& st = st_[r];

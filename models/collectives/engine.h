@@ -90,10 +90,6 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   void start(coll::Schedule s, std::function<void()> on_done);
   bool busy() const { return running_; }
   void set_sync(const coll::SyncProtocol& p) { sync_ = p; }
-  // Off: every schedule runs without the protocol model (NCCL's slots, thread blocks and
-  // wire formats; engine_protocol.cpp): acks and flags as plain messages. On by default,
-  // at every fidelity (the flow level delivers the model's messages too).
-  void set_protocol_model(bool allowed) { protocol_model_ = allowed; }
 
   // Functional mode: every rank's buffer holds real numbers that travel with the
   // messages (a copy taken when the send starts); receives copy or sum them.
@@ -242,7 +238,6 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   coll::SyncProtocol sync_;
   std::unique_ptr<TimerQueue> launch_timer_;
   bool model_ = false;            // the protocol model runs this schedule
-  bool protocol_model_ = true;    // set_protocol_model
   std::vector<Delayed> delayed_;  // min-heap on (at_ps, seq)
   uint64_t delay_seq_ = 0;
   Alarm delay_alarm_;
