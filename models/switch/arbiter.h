@@ -33,6 +33,18 @@ class PortSet {
       if (d[k]) return true;
     return false;
   }
+  // The one member if there is exactly one; -1 if the set is empty, -2 if it has more.
+  int only() const {
+    const uint64_t* d = w();
+    int found = -1;
+    for (int k = 0; k < nw_; ++k) {
+      const uint64_t x = d[k];
+      if (!x) continue;
+      if (found != -1 || (x & (x - 1))) return -2;
+      found = k * 64 + __builtin_ctzll(x);
+    }
+    return found;
+  }
   // Calls f(i) for every member, in ascending order.
   template <typename F>
   void for_each(F f) const {
