@@ -148,7 +148,7 @@ void Scheduler::run() {
   if (keep == 0) {
     occupied_[i >> 6] &= ~(1ull << (i & 63));
     // A slot is reused once per turn of the wheel; do not let a burst's capacity stay
-    // allocated in every slot (4096 x a burst would be tens of MiB).
+    // allocated in every slot (1024 x a burst would be MiBs).
     if (slot.capacity() > 64) std::vector<Entry>().swap(slot);
   }
   if (!std::is_sorted(ready_.begin(), ready_.end(),

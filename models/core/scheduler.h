@@ -73,7 +73,7 @@ class Scheduler : public sc_core::sc_module {
     bool before(const Entry& o) const { return key < o.key; }
   };
   static constexpr unsigned kSlotShift = 10;  // 1024 ps per slot
-  static constexpr uint64_t kSlots = 4096;    // power of two
+  static constexpr uint64_t kSlots = 1024;    // power of two
   void push(const Entry& e);
   void heap_push(const Entry& e);
   Entry heap_pop();
