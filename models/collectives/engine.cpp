@@ -86,19 +86,22 @@ void CollectiveEngine::prepare() {
     RankState& st = st_[r];
     const auto& ops = sched_.programs[r].ops;
     const uint32_t n = uint32_t(ops.size());
-    st.waiting_deps.assign(n, 0);
-    st.dep_begin.assign(n + 1, 0);
+    st.state.assign(n, OpState{});
+    std::vector<uint32_t> begin(n + 1, 0);  // CSR of dependents
     for (uint32_t i = 0; i < n; ++i) {
-      st.waiting_deps[i] = uint32_t(ops[i].deps.size());
-      for (uint32_t d : ops[i].deps) ++st.dep_begin[d + 1];
+      st.state[i].waiting_deps = uint32_t(ops[i].deps.size());
+      for (uint32_t d : ops[i].deps) ++begin[d + 1];
     }
-    for (uint32_t i = 0; i < n; ++i) st.dep_begin[i + 1] += st.dep_begin[i];
-    st.dependents.assign(st.dep_begin[n], 0);
-    std::vector<uint32_t> fill(st.dep_begin.begin(), st.dep_begin.end() - 1);
+    for (uint32_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
+    st.dependents.assign(begin[n], 0);
+    std::vector<uint32_t> fill(begin.begin(), begin.end() - 1);
     for (uint32_t i = 0; i < n; ++i)
       for (uint32_t d : ops[i].deps) st.dependents[fill[d]++] = i;
+    for (uint32_t i = 0; i < n; ++i) {
+      st.state[i].dep_begin = begin[i];
+      st.state[i].dep_end = begin[i + 1];
+    }
     st.remaining = n;
-    st.done_ps.assign(n, UINT64_MAX);
     st.waiting_recv.clear();
     st.arrived.clear();
     prepare_protocol(int(r));
@@ -172,7 +175,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
             std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + op.count);
       }
       if (model_) {
-        if (st.stream_of[op_index] != UINT32_MAX)
+        if (st.state[op_index].stream != UINT32_MAX)
           stream_ready(rank, op_index);
         else
           acquire(rank, op_index);
@@ -184,7 +187,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
       break;
     }
     case coll::OpKind::kRecv: {
-      if (model_ && st.stream_of[op_index] != UINT32_MAX) {  // its thread block's turn
+      if (model_ && st.state[op_index].stream != UINT32_MAX) {  // its thread block's turn
         stream_ready(rank, op_index);
         break;
       }
@@ -325,7 +328,7 @@ void CollectiveEngine::data_complete(int rank, uint32_t src, uint64_t tag) {
 
 void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
   const coll::Op& op = sched_.programs[rank].ops[op_index];
-  if (model_ && op.kind == coll::OpKind::kRecv && st_[size_t(rank)].stream_of[op_index] != UINT32_MAX) {
+  if (model_ && op.kind == coll::OpKind::kRecv && st_[size_t(rank)].state[op_index].stream != UINT32_MAX) {
     processed(rank, op_index);  // its thread block reads (and reduces) the data
     return;
   }
@@ -362,11 +365,12 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
   }
   ++ops_completed_;
   RankState& st = st_[rank];
-  st.done_ps[op_index] = sc_core::sc_time_stamp().value();
+  OpState& os = st.state[op_index];
+  os.done_ps = sc_core::sc_time_stamp().value();
   if (model_) protocol_op_done(rank, op_index);
-  for (uint32_t k = st.dep_begin[op_index]; k < st.dep_begin[op_index + 1]; ++k) {
+  for (uint32_t k = os.dep_begin; k < os.dep_end; ++k) {
     const uint32_t dep = st.dependents[k];
-    if (--st.waiting_deps[dep] == 0) start_op(rank, dep);
+    if (--st.state[dep].waiting_deps == 0) start_op(rank, dep);
   }
   if (--st.remaining == 0 && --ranks_left_ == 0) {
     if (sync_.completion_latency_ps > 0)

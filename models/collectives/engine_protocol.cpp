@@ -20,10 +20,6 @@ uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
 // Dense ids for the rank's connections (peer, stream, channel) and streams, per send op.
 void CollectiveEngine::prepare_protocol(int rank) {
   RankState& st = st_[size_t(rank)];
-  st.conn_of.clear();
-  st.stream_of.clear();
-  st.sm_free_ps.clear();
-  st.deps_met.clear();
   st.conns.clear();
   st.streams.clear();
   st.fencing.clear();
@@ -32,11 +28,6 @@ void CollectiveEngine::prepare_protocol(int rank) {
   st.rx_tail_ps.clear();
   if (!model_) return;
   const auto& ops = sched_.programs[size_t(rank)].ops;
-  st.conn_of.assign(ops.size(), kNone);
-  st.stream_of.assign(ops.size(), kNone);
-  st.sm_free_ps.assign(ops.size(), 0);
-  st.deps_met.assign(ops.size(), 0);
-  st.via_proxy.assign(ops.size(), 0);
   // A connection: (peer, stream, channel) (engine.h, "Slots").
   using ConnKey = std::tuple<int, int32_t, int32_t>;
   std::map<ConnKey, uint32_t> conns;
@@ -46,15 +37,15 @@ void CollectiveEngine::prepare_protocol(int rank) {
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const coll::Op& op = ops[i];
     if (op.kind == coll::OpKind::kSend) {
-      st.conn_of[i] =
+      st.state[i].conn =
           conns.try_emplace({op.peer, op.stream, op.channel}, uint32_t(conns.size()))
               .first->second;
-      st.via_proxy[i] = ranks_[size_t(rank)]->via_nic(ranks_[size_t(op.peer)]->id());
+      st.state[i].via_proxy = ranks_[size_t(rank)]->via_nic(ranks_[size_t(op.peer)]->id());
     }
     if (op.kind == coll::OpKind::kRecv && op.peer != rank &&
         ranks_[size_t(op.peer)]->via_nic(me)) {
       // The connection's receive proxy (engine.h, "Proxy").
-      st.via_proxy[i] = 1;
+      st.state[i].via_proxy = 1;
       st.rx_proxy_of[MatchKey{uint32_t(op.peer), uint32_t(rank), op.tag}] =
           rx_proxies.try_emplace({op.peer, op.stream, op.channel}, uint32_t(rx_proxies.size()))
               .first->second;
@@ -62,7 +53,7 @@ void CollectiveEngine::prepare_protocol(int rank) {
     if (op.stream < 0 || (op.kind != coll::OpKind::kSend && op.kind != coll::OpKind::kRecv))
       continue;
     const uint32_t s = streams.try_emplace(op.stream, uint32_t(streams.size())).first->second;
-    st.stream_of[i] = s;
+    st.state[i].stream = s;
     if (st.streams.size() <= s) st.streams.resize(s + 1);
     st.streams[s].order.push_back(i);
   }
@@ -72,8 +63,8 @@ void CollectiveEngine::prepare_protocol(int rank) {
 
 void CollectiveEngine::stream_ready(int rank, uint32_t op) {
   RankState& st = st_[size_t(rank)];
-  st.deps_met[op] = 1;
-  try_issue(rank, st.stream_of[op]);
+  st.state[op].deps_met = 1;
+  try_issue(rank, st.state[op].stream);
 }
 
 // A stream runs its ops strictly in program order: the thread block executes its steps
@@ -81,7 +72,7 @@ void CollectiveEngine::stream_ready(int rank, uint32_t op) {
 void CollectiveEngine::try_issue(int rank, uint32_t stream) {
   RankState& st = st_[size_t(rank)];
   Stream& x = st.streams[stream];
-  if (x.busy || x.next == x.order.size() || !st.deps_met[x.order[x.next]]) return;
+  if (x.busy || x.next == x.order.size() || !st.state[x.order[x.next]].deps_met) return;
   x.busy = true;
   const uint32_t op = x.order[x.next++];
   if (sched_.programs[size_t(rank)].ops[op].kind == coll::OpKind::kSend)
@@ -106,7 +97,7 @@ void CollectiveEngine::processed(int rank, uint32_t op_index) {
 
 void CollectiveEngine::acquire(int rank, uint32_t op) {
   RankState& st = st_[size_t(rank)];
-  Conn& c = st.conns[st.conn_of[op]];
+  Conn& c = st.conns[st.state[op].conn];
   if (sync_.slots > 0) {
     if (c.inflight >= sync_.slots) {
       c.waiting.push(op);
@@ -126,17 +117,17 @@ void CollectiveEngine::transmit(int rank, uint32_t op_index) {
   const EndpointParams& gpu = ranks_[size_t(rank)]->params();
   const uint64_t ch_bps = gpu.channel_bps[int(sched_.protocol)];
   const uint64_t wire = coll::protocol_bytes(sched_.protocol, data);
-  st.sm_free_ps[op_index] = now_ps() + (ch_bps ? transfer_ps(wire, ch_bps) : 0);
+  st.state[op_index].sm_free_ps = now_ps() + (ch_bps ? transfer_ps(wire, ch_bps) : 0);
   const MatchKey k{uint32_t(rank), uint32_t(op.peer), op.tag};
-  if (st.via_proxy[op_index]) {
+  if (st.state[op_index].via_proxy) {
     // Through the proxy (engine.h): the block writes the step into its buffer (Simple: and
     // fences it) and writes the tail; the send proxy posts the whole step after that, in
     // the connection's order.
-    if (sched_.protocol == coll::Protocol::kSimple) st.sm_free_ps[op_index] += gpu.fence_latency_ps;
-    Conn& c = st.conns[st.conn_of[op_index]];
-    c.posted_ps = std::max(st.sm_free_ps[op_index] + gpu.proxy_post_latency_ps, c.posted_ps);
+    if (sched_.protocol == coll::Protocol::kSimple) st.state[op_index].sm_free_ps += gpu.fence_latency_ps;
+    Conn& c = st.conns[st.state[op_index].conn];
+    c.posted_ps = std::max(st.state[op_index].sm_free_ps + gpu.proxy_post_latency_ps, c.posted_ps);
     at(c.posted_ps, rank, Act::kProxyPost, op_index);
-    if (sync_.slots > 0) st.slot_of[k] = st.conn_of[op_index];
+    if (sync_.slots > 0) st.slot_of[k] = st.state[op_index].conn;
     send_done(rank, op_index);
     return;
   }
@@ -144,9 +135,9 @@ void CollectiveEngine::transmit(int rank, uint32_t op_index) {
   const uint32_t cap =
       sched_.protocol == coll::Protocol::kLL ? ranks_[size_t(rank)]->params().ll_store_bytes : 0;
   const uint64_t id = ranks_[size_t(rank)]->send(peer, wire, op.tag, PacketKind::kData, 0,
-                                                 st.sm_free_ps[op_index], cap);
+                                                 st.state[op_index].sm_free_ps, cap);
   send_of_msg_[id] = {rank, op_index};
-  if (sync_.slots > 0) st.slot_of[k] = st.conn_of[op_index];
+  if (sync_.slots > 0) st.slot_of[k] = st.state[op_index].conn;
   if (sched_.protocol != coll::Protocol::kSimple) return;
   st.fencing[k] = op_index;
 }
@@ -169,7 +160,7 @@ void CollectiveEngine::send_head(int rank, uint32_t op_index) {
 }
 
 void CollectiveEngine::send_done(int rank, uint32_t op) {
-  const uint64_t t = st_[size_t(rank)].sm_free_ps[op];
+  const uint64_t t = st_[size_t(rank)].state[op].sm_free_ps;
   if (t > now_ps())
     at(t, rank, Act::kOpDone, op);
   else
@@ -273,19 +264,20 @@ void CollectiveEngine::fenced(int rank, uint32_t op_index) {
 void CollectiveEngine::protocol_op_done(int rank, uint32_t op_index) {
   RankState& st = st_[size_t(rank)];
   const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
-  if (op.kind == coll::OpKind::kRecv && st.frees_slot[op_index]) {
+  if (op.kind == coll::OpKind::kRecv && st.state[op_index].frees_slot) {
     // The reader has consumed the slot: tell the writer (NCCL's head update); over the NIC
     // its receive proxy posts the receive first.
     const uint64_t post =
-        st.via_proxy[op_index] ? ranks_[size_t(rank)]->params().proxy_post_latency_ps : 0;
+        st.state[op_index].via_proxy ? ranks_[size_t(rank)]->params().proxy_post_latency_ps : 0;
     if (post)
       at(now_ps() + post, rank, Act::kProxyHead, op_index);
     else
       send_head(rank, op_index);
   }
-  if (st.stream_of.size() > op_index && st.stream_of[op_index] != kNone) {
-    st.streams[st.stream_of[op_index]].busy = false;
-    try_issue(rank, st.stream_of[op_index]);
+  const uint32_t stream = st.state[op_index].stream;
+  if (stream != kNone) {
+    st.streams[stream].busy = false;
+    try_issue(rank, stream);
   }
 }
 
@@ -299,11 +291,10 @@ void CollectiveEngine::mark_slot_receives() {
       if (op.kind == coll::OpKind::kNvlsStore) stores.emplace(int(r), op.tag);
   for (size_t r = 0; r < st_.size(); ++r) {
     const auto& ops = sched_.programs[r].ops;
-    st_[r].frees_slot.assign(ops.size(), 0);
     if (sync_.slots == 0) continue;
     for (size_t i = 0; i < ops.size(); ++i)
-      st_[r].frees_slot[i] = ops[i].kind == coll::OpKind::kRecv &&
-                             !stores.count({ops[i].peer, ops[i].tag});
+      st_[r].state[i].frees_slot = ops[i].kind == coll::OpKind::kRecv &&
+                                   !stores.count({ops[i].peer, ops[i].tag});
   }
 }
 
