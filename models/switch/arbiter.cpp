@@ -54,7 +54,7 @@ class ISlip : public Arbiter {
   void match(const std::vector<PortSet>& rows, const std::vector<PortSet>& cols,
              const PortSet& free_in, const PortSet& free_out, std::vector<int>& m) override {
     m.assign(in_, -1);
-    // One free input or one free output (most of an aggregated run's arbitrations): the
+    // One free input or one free output (common where transfers are long, aggregated): the
     // request-grant-accept below reduces to one search, with the same result and the same
     // pointer moves. A lone input i is granted by every free output it requests (rows[i]
     // & free_out) and accepts the first at or after its accept pointer; a lone output o
