@@ -26,6 +26,9 @@ class Fifo {
     return v;
   }
   void clear() { head_ = size_ = 0; }  // keeps the capacity
+  // Where the next pop reads: the front, or, while empty, where the next push writes
+  // (until the buffer grows); nullptr before the first push. For prefetching only.
+  const T* head_slot() const { return buf_.empty() ? nullptr : &buf_[head_]; }
   T& back() { return buf_[(head_ + size_ - 1) & (buf_.size() - 1)]; }
   T pop_back() {
     --size_;

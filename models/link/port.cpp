@@ -183,7 +183,10 @@ void Port::tx_step(uint64_t t) {
     fw_port_->Port::nb_transport_fw(*p, ph, d);  // = tx->nb_transport_fw (end_of_elaboration)
   else
     tx->nb_transport_fw(*p, ph, d);
-  sched.set(tx_alarm_, tm.free_ps);
+  // The next step starts by absorbing the credit returns due by then: hint their line
+  // (returned by the receiver meanwhile, out of the caches by the time it is read), for
+  // the calendar to fetch a few wake-ups ahead (docs/performance.md).
+  sched.set(tx_alarm_, tm.free_ps, credit_q_->head_slot());
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {

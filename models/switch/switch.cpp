@@ -28,6 +28,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       out_busy_(p.ports, 0),
       xbar_rate_bps_(p.ports, 0),
       xbar_ps_per_byte_(p.ports, 0),
+      in_framing_(p.ports, nullptr),
       egress_(p.ports),
       egress_bytes_(p.ports, 0),
       out_load_(p.ports, 0),
@@ -124,6 +125,7 @@ void Switch::end_of_elaboration() {
       xbar_rate_bps_[o] = r;
       constexpr uint64_t kBitPsPerByte = 8 * 1000000000000ull;  // 8 bits x 1e12 ps per second
       xbar_ps_per_byte_[o] = r && r <= kBitPsPerByte && kBitPsPerByte % r == 0 ? kBitPsPerByte / r : 0;
+      in_framing_[o] = ports_[o]->link().framing.get();
     }
 }
 
@@ -280,7 +282,7 @@ void Switch::transfer(int in, int out, uint64_t t) {
 
   // The crossbar moves the ingress wire bytes; a transaction of several packets may
   // cut through, but its tail cannot cross before it has arrived.
-  const Framing& f = *ports_[in]->link().framing;
+  const Framing& f = *in_framing_[in];
   const uint64_t xs = xbar_ps(out, p->link_bytes);
   uint64_t end = t + xs;
   if (p->npackets > 1) {

@@ -138,6 +138,9 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<int> match_;
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
   std::vector<uint64_t> xbar_ps_per_byte_;  // 8e12 / xbar_rate_bps_ when exact, else 0
+  // ports_[i]->link().framing, here: the port's link parameters are in its cold part, a
+  // likely cache miss per crossbar transfer on a large fabric.
+  std::vector<const Framing*> in_framing_;
   // Egress queues, linked through the packets as the VOQs (a packet is in one at a time):
   // the transmitter's tx_peek reads the 16-byte queue and the head packet it reads anyway,
   // not a 40-byte Fifo header and then a separate ring-buffer line.
