@@ -1,6 +1,7 @@
 #include "models/link/port.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <typeinfo>
 
 #include "models/core/errors.h"
@@ -16,9 +17,26 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
       rx("rx"),
       owner_(owner),
       index_(index),
-      rx_at_head_(rx_at_head),
       rx_latency_ps_(rx_latency_ps),
+      rx_at_head_(rx_at_head),
       display_name_(std::move(display_name)) {
+  // The hot lines of port.h, "Layout" (offsets from a 64-byte boundary: the class is
+  // aligned to 64 by its first hot member).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winvalid-offsetof"
+  constexpr size_t base = offsetof(Port, owner_);
+  static_assert(base % 64 == 0 && alignof(Port) == 64);
+  static_assert(offsetof(Port, tx_alarm_) + sizeof(Alarm) - base == 64);  // line 0
+  static_assert(offsetof(Port, latency_) + sizeof(sc_time) - base == 128);  // line 1
+  static_assert(offsetof(Port, c_) - base == 128 &&
+                offsetof(Port, c_) + offsetof(PortCounters, credit_stall_ps) - base == 192);
+  static_assert(offsetof(Port, peer_rx_buffer_bytes_) + 8 - base == 256);  // line 3
+  static_assert(offsetof(Port, arr_head_) - base == 256 &&
+                offsetof(Port, up_waiting_) + 1 - base == 320);  // line 4
+  static_assert(offsetof(Port, returns_) - base == 320 &&
+                offsetof(Port, layer_) + 8 - base == 376);  // line 5
+  static_assert(offsetof(Port, credits_) - base == 384);
+#pragma GCC diagnostic pop
   tx.bind(*this);
   rx.bind(*this);
   Scheduler::instance();  // exists before the simulation starts
@@ -114,6 +132,7 @@ void Port::tx_step(uint64_t t) {
   if (fw_port_) {
     __builtin_prefetch(&fw_port_->arr_head_, 1);
     __builtin_prefetch(&fw_port_->c_, 1);
+    __builtin_prefetch(&fw_port_->rx_latency_ps_);
     __builtin_prefetch(credit_q_);  // the peer's returns_ (returns_here_), or ours
   }
   if (p->head_ps > t) {
@@ -261,6 +280,13 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
     const bool was_empty = returns_.empty();
     returns_.push(CreditReturn{at, p->vc, p->link_bytes});
     if (was_empty && up_waiting_) Scheduler::instance().set(bw_port_->credit_alarm_, at);
+    // The transmitter absorbs returns when it next transmits: one that has finished (a GPU
+    // whose sends are done) would let them pile up for the rest of the run, O(packets it
+    // sent). Every 64 returns, those already due are absorbed now, as its next step would
+    // (credits only count at a step, where every due return is absorbed first): the FIFO
+    // then holds the returns in flight and at most 64 more.
+    if (__builtin_expect((returns_.size() & 63) == 0, 0) && returns_.front().at_ps <= now())
+      bw_port_->absorb_credits(now());
     return;
   }
   sc_time d = sc_time::from_value(at - now());
@@ -278,6 +304,9 @@ tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
                    display_name_ + ": credits returned out of order");
   credit_last_at_ = at;
   credit_fifo_.push(CreditReturn{at, p.vc, p.link_bytes});
+  // As release_rx: what is due is absorbed every 64 returns, not left to pile up.
+  if (__builtin_expect((credit_fifo_.size() & 63) == 0, 0) && credit_q_ == &credit_fifo_)
+    absorb_credits(now());
   // Credits are absorbed lazily by the transmitter; an event is needed only while it waits.
   if (was_empty && stall_since_ != UINT64_MAX) Scheduler::instance().set(credit_alarm_, at);
   return tlm::TLM_ACCEPTED;

@@ -338,40 +338,18 @@ class Port : public sc_core::sc_module,
     uint64_t bytes;
   };
 
-  // Layout: what a hop reads and writes on this port (transmitter, arrivals, credit
-  // returns, alarms, counters, the egress level) sits together in a few cache lines, the
-  // rest after it. A large fabric has tens of thousands of ports, far more than the caches
-  // hold, so every line a hop touches on a port is a likely miss (docs/performance.md).
+  // Layout: what a hop reads and writes on this port sits in 64-byte lines of its own,
+  // grouped by the step that touches them, from a 64-byte boundary (alignas on the first
+  // member; C++17 aligned new), the rest after them. A large fabric has tens of thousands
+  // of ports, far more than the caches hold, so every line a hop touches on a port is a
+  // likely miss (docs/performance.md). The line of each group is checked at compile time
+  // (port.cpp).
   static constexpr uint32_t kMaxVcs = 16;  // the vcs parameter's range
-  PortOwner* owner_;
-  int index_;
-  bool rx_at_head_;
-  uint32_t head_kinds_ = 0;      // [PacketKind] bits: delivered at the head (deliver_at_head)
-  bool credit_free_rx_ = false;  // see set_credit_free_rx()
-  bool retry_ = false;           // replay buffer and acks (false when ber == 0)
-  // Faults (cold): fault_state_ is the one flag the transmit path tests.
-  bool fault_state_ = false;     // down_ or held_ not empty
-  uint64_t rx_latency_ps_;
+  // Line 0, the transmitter's step: whose packet, when free, where credits come back,
+  // where the packet goes, how long it takes, its wake-up.
+  alignas(64) PortOwner* owner_;
   uint64_t busy_until_ = 0;
-  uint64_t stall_since_ = UINT64_MAX;
-  uint64_t replay_stall_since_ = UINT64_MAX;
-  uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
-  uint32_t vcs_ = 0;              // link_.vcs
-  uint8_t pause_mask_ = 0;  // PFC: priorities that were ever paused (pause_until_ may be past)
-  // The plain link layer (plain_): a link without link-level retry whose framing is
-  // PlainFraming's rule (Framing::plain) and whose rate is a whole number of ps per byte.
-  // The port then frames and times its transactions itself, with the framing's constants
-  // here, as the generic per-packet link layer (FramedLinkLayer) would, byte for byte:
-  // no call into layer_, a separate heap object whose vtable is a cold load per hop on a
-  // large fabric (docs/performance.md, 2026-12-02 afternoon). Other links call layer_.
-  bool plain_ = false;
-  PlainFraming pf_;
-  uint64_t ps_per_byte_ = 0;  // 8e12 / link_.rate_bps, exact (plain_ only)
-  uint64_t peer_latency_ps_ = 0;       // peer_link_.latency_ps (credit returns travel it)
-  uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
-  sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
-  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
-  Port* peer_ = nullptr;
+  Fifo<CreditReturn>* credit_q_ = &credit_fifo_;  // this transmitter's returns
   // The hop's calls. `tx` and `rx` call whatever they are bound to; when that is a plain
   // Port (its exact type: no subclass overrides its receive), the call goes to it without
   // the socket's interface pointer and the vtable (cold loads on a large fabric).
@@ -379,10 +357,38 @@ class Port : public sc_core::sc_module,
   // so a device that binds sockets to something else (an OCS's LightPort) is called
   // through the socket as before. nullptr: through the socket.
   Port* fw_port_ = nullptr;  // what tx->nb_transport_fw calls
-  Port* bw_port_ = nullptr;  // what rx->nb_transport_bw calls
+  uint64_t ps_per_byte_ = 0;  // 8e12 / link_.rate_bps, exact (plain_ only)
+  Alarm tx_alarm_;
+  // Line 1, the rest of the transmitter's step.
+  int index_;
+  uint32_t vcs_ = 0;  // link_.vcs
+  // Faults (cold): fault_state_ is the one flag the transmit path tests.
+  bool fault_state_ = false;  // down_ or held_ not empty
+  // The plain link layer (plain_): a link without link-level retry whose framing is
+  // PlainFraming's rule (Framing::plain) and whose rate is a whole number of ps per byte.
+  // The port then frames and times its transactions itself, with the framing's constants
+  // here, as the generic per-packet link layer (FramedLinkLayer) would, byte for byte:
+  // no call into layer_, a separate heap object whose vtable is a cold load per hop on a
+  // large fabric (docs/performance.md, 2026-12-02 afternoon). Other links call layer_.
+  bool plain_ = false;
+  bool retry_ = false;           // replay buffer and acks (false when ber == 0)
+  bool credit_free_rx_ = false;  // see set_credit_free_rx()
+  uint8_t pause_mask_ = 0;  // PFC: priorities that were ever paused (pause_until_ may be past)
+  PlainFraming pf_;
+  uint64_t stall_since_ = UINT64_MAX;
   PortProbe* probe_ = nullptr;
-  Alarm tx_alarm_, rx_alarm_, credit_alarm_;
-  // Arrivals: the transactions on their way in, linked through the packets
+  sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
+  // Line 2: the counters, the transmitter's and the receiver's (PortCounters: the first
+  // eight in this line).
+  PortCounters c_;
+  // The rest of line 3: the receiver's constants and its credit returns' timing.
+  uint64_t rx_latency_ps_;
+  uint64_t last_release_at_ = 0;       // latest credit-return time sent upstream
+  uint64_t peer_latency_ps_ = 0;       // peer_link_.latency_ps (credit returns travel it)
+  Port* bw_port_ = nullptr;            // what rx->nb_transport_bw calls
+  Port* peer_ = nullptr;
+  uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
+  // Line 4, the arrivals: the transactions on their way in, linked through the packets
   // (Packet::queue_next: a packet on a link is in no switch queue), in send order. The
   // port holds the first one's due time; each packet carries the next one's, as a delta
   // from its own (Packet::next_due_delta), in the line the delivery reads anyway. So a
@@ -394,30 +400,36 @@ class Port : public sc_core::sc_module,
   Packet* arr_tail_ = nullptr;
   uint64_t arr_head_due_ = 0;  // due time of arr_head_
   uint64_t arr_tail_due_ = 0;  // due time of arr_tail_
-  // Credit returns are kept by the receiver that sends them, beside its arrivals, when
-  // both ends of the link are plain Ports (returns_here_): a return then writes only the
-  // receiving port's own block, which the release reads anyway, not the transmitter's
-  // (a cold port block per hop on a large fabric: ~70% of nb_transport_bw's time on
-  // NVL576). The transmitter reads them where it pushes its arrivals (credit_q_), a block
-  // it fetches for every transmission anyway. (Measured: the cold line moves to the
-  // transmitter's read rather than going away; docs/performance.md, 2026-12-02.) up_waiting_ mirrors the transmitter's
-  // stall_since_ != UINT64_MAX (set_stall), for the wake-up a return gives a waiting one.
-  // Other bindings (an OCS's LightPort in between) return credits through the socket
-  // into the transmitter's own credit_fifo_, as before.
-  Fifo<CreditReturn> returns_;   // credits this receiver returned to bw_port_, in order
-  bool returns_here_ = false;    // this receiver keeps them (both ends plain Ports)
+  Alarm rx_alarm_;
+  uint32_t head_kinds_ = 0;      // [PacketKind] bits: delivered at the head (deliver_at_head)
+  bool rx_at_head_;
   bool rx_message_ = false;      // owner_->rx_reads_message()
+  bool returns_here_ = false;    // this receiver keeps the credit returns (returns_)
   bool up_waiting_ = false;      // bw_port_ waits for credits (returns_here_ only)
-  Fifo<CreditReturn>* credit_q_ = &credit_fifo_;  // this transmitter's returns
+  // Line 5. Credit returns are kept by the receiver that sends them when both ends of
+  // the link are plain Ports (returns_here_): a return then writes only the receiving
+  // port's own block, which the release reads anyway, not the transmitter's (a cold port
+  // block per hop on a large fabric: ~70% of nb_transport_bw's time on NVL576). The
+  // transmitter reads them through credit_q_, and its wake-up after a transmission hints
+  // their line to the calendar. (Measured: the cold line moves to the transmitter's read
+  // rather than going away; docs/performance.md, 2026-12-02.) up_waiting_ mirrors the
+  // transmitter's stall_since_ != UINT64_MAX (set_stall), for the wake-up a return gives
+  // a waiting one. Other bindings (an OCS's LightPort in between) return credits through
+  // the socket into the transmitter's own credit_fifo_, as before.
+  Fifo<CreditReturn> returns_;   // credits this receiver returned to bw_port_, in order
   Port* credit_host_ = nullptr;  // the receiver whose returns_ credit_q_ is, or nullptr
+  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
+  // Lines 6-7: credits per VC, vcs_ of them (the first eight in line 6).
+  alignas(64) uint64_t credits_[kMaxVcs] = {};
+  // Line 8 on: the transmitter's own returns (through a socket), the egress level.
   Fifo<CreditReturn> credit_fifo_;
   // The at_ps of the credit return pushed last: the in-order check of nb_transport_bw reads
   // it here, beside the FIFO's header, instead of the FIFO's last entry (a cold heap line
   // per credit return on a large fabric: ~60% of that call's time on NVL576).
   uint64_t credit_last_at_ = 0;
-  PortCounters c_;
+  uint64_t replay_stall_since_ = UINT64_MAX;
+  Alarm credit_alarm_;
   ObservedLevel queue_;
-  uint64_t credits_[kMaxVcs] = {};  // [vc], vcs_ of them
 
   // --- cold ---
   std::string display_name_;
