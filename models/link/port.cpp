@@ -280,11 +280,13 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
     const bool was_empty = returns_.empty();
     returns_.push(CreditReturn{at, p->vc, p->link_bytes});
     if (was_empty && up_waiting_) Scheduler::instance().set(bw_port_->credit_alarm_, at);
-    // The transmitter absorbs returns when it next transmits: one that has finished (a GPU
-    // whose sends are done) would let them pile up for the rest of the run, O(packets it
-    // sent). Every 64 returns, those already due are absorbed now, as its next step would
-    // (credits only count at a step, where every due return is absorbed first): the FIFO
-    // then holds the returns in flight and at most 64 more.
+    // The transmitter absorbs returns when it next transmits. One that has finished (a
+    // GPU whose sends are done) would keep, to the end of the run, the return of every
+    // packet still in this receiver's buffer when it stopped: up to the buffer in packets
+    // per port (~112 MiB of FIFOs on NVL576 per packet). Every 64 returns, those already
+    // due are absorbed now, as its next step would (credits only count at a step, which
+    // first absorbs every due return): the FIFO then holds the returns in flight and at
+    // most 64 more.
     if (__builtin_expect((returns_.size() & 63) == 0, 0) && returns_.front().at_ps <= now())
       bw_port_->absorb_credits(now());
     return;

@@ -262,6 +262,9 @@ class Port : public sc_core::sc_module,
   // on its way (credit-free receivers: nothing to check) and the replay buffer is empty
   // but for what acks on their way will free; otherwise what is missing.
   std::string credits_check() const;
+  // Credit returns sent to this transmitter that it has not absorbed yet (due or on their
+  // way): at most those in flight and 64 more (release_rx).
+  size_t credit_returns_held() const { return credit_q_->size(); }
 
   // tlm interfaces
   tlm::tlm_sync_enum nb_transport_fw(Packet& p, Phase& ph, sc_core::sc_time& d) override;

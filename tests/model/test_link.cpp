@@ -266,3 +266,37 @@ TEST(Link, PlainLinkLayerHeadTimesThroughACutThroughSwitch) {
   EXPECT_LT(eps[0]->port(0).counters().tx_transactions * 2, eps[0]->port(0).counters().tx_packets);
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
+
+// Four sources send 2,000 packets each into one sink through a switch: the sink's link
+// drains a quarter of what they send, so each source stops at 12.8 us with ~1,500 of its
+// packets still in the switch's ingress buffer, whose credits come back over the next
+// ~38 us while it no longer transmits (and so no longer absorbs them). They must not pile
+// up: every 64 returns the receiver absorbs the due ones into the idle transmitter, whose
+// credits are then all back (credits_check), with at most 64 plus those in flight (one
+// 25.6 ns return per 5 ns link) still queued. Without it the source holds ~1,500.
+TEST(Link, AnIdleTransmittersCreditReturnsDoNotPileUp) {
+  const int n = 5;  // 4 sources, sink 4
+  const uint64_t packets = 2'000;
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
+  sp.ports = n;
+  sp.pipeline_latency_ps = 10'000;
+  sp.input_queues = "voq";
+  sp.arbiter = "islip";
+  sp.egress_buffer_bytes = 2 * 160;
+  LinkParams link = tb::nvlink_like(5'000, packets * 160);  // a source never waits for credits
+  tb::StarBench bench(n, sp, one_port(), link);
+  uint64_t delivered = 0;
+  bench.eps[4]->on_delivery([&](const Endpoint::Delivery& d) { delivered += d.bytes; });
+  for (int i = 0; i < 4; ++i) bench.eps[size_t(i)]->send(4, packets * 128, uint64_t(i + 1));
+  sc_core::sc_start();
+  EXPECT_EQ(delivered, 4 * packets * 128);
+  // The sink received for ~4 x 12.8 us: the sources were idle for most of it.
+  EXPECT_GT(Port::now(), 50'000'000u);
+  for (int i = 0; i < 4; ++i) {
+    const Port& src = bench.eps[size_t(i)]->port(0);
+    EXPECT_EQ(src.counters().tx_transactions, packets);
+    EXPECT_LE(src.credit_returns_held(), 64u + 2u) << "source " << i;
+    EXPECT_EQ(src.credits_check(), "") << "source " << i;
+  }
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
