@@ -24,9 +24,12 @@ Scheduler::Scheduler(sc_core::sc_module_name n)
 
 void Scheduler::push(const Entry& e) {
   const uint64_t t = e.t();
-  if (running_ && t == running_at_) {
-    ready_.push_back(e);  // a later set() than everything already due: runs after them
-    return;
+  if (running_) {
+    if (t == running_at_) {
+      ready_.push_back(e);  // a later set() than everything already due: runs after them
+      return;
+    }
+    if (t < pushed_min_) pushed_min_ = t;
   }
   const uint64_t slot = t >> kSlotShift;
   if (slot < cursor_ + kSlots) {
@@ -74,6 +77,7 @@ Scheduler::Entry Scheduler::heap_pop() {
 
 void Scheduler::cancel(Alarm& a) {
   a.when = UINT64_MAX;
+  cancelled_ = true;
   auto other = [&a](const Entry& e) { return e.alarm != &a; };
   for (uint64_t w = 0; w < kSlots / 64; ++w)
     for (uint64_t bits = occupied_[w]; bits; bits &= bits - 1) {  // occupied slots only
@@ -138,11 +142,15 @@ void Scheduler::run() {
   const uint64_t i = cursor_ & (kSlots - 1);
   std::vector<Entry>& slot = wheel_[i];
   size_t keep = 0;
+  uint64_t kept_min = UINT64_MAX;  // the earliest entry left in this slot
   for (size_t k = 0; k < slot.size(); ++k) {
-    if (slot[k].t() == now_ps)
+    const uint64_t t = slot[k].t();
+    if (t == now_ps) {
       ready_.push_back(slot[k]);
-    else
+    } else {
       slot[keep++] = slot[k];
+      if (t < kept_min) kept_min = t;
+    }
   }
   slot.resize(keep);
   if (keep == 0) {
@@ -157,6 +165,8 @@ void Scheduler::run() {
               [](const Entry& a, const Entry& b) { return a.before(b); });
   running_ = true;
   running_at_ = now_ps;
+  pushed_min_ = UINT64_MAX;
+  cancelled_ = false;
   // Memory-level parallelism: on a large fabric one instant wakes hundreds of resources
   // whose state (a port, its arriving packet) left the caches long ago, and each wake-up
   // would wait for its misses in turn. Fetch the alarm (inside its resource) kFar
@@ -183,7 +193,11 @@ void Scheduler::run() {
   }
   ready_.clear();
   running_ = false;
-  const uint64_t next = next_time();
+  // Entries left in this slot are earlier than any in a later slot or the heap: the next
+  // time is the earliest of them and of what the wake-ups pushed, found without a scan
+  // (next_time scans the first occupied slot). Not when cancel() may have removed one.
+  const uint64_t next =
+      kept_min != UINT64_MAX && !cancelled_ ? std::min(kept_min, pushed_min_) : next_time();
   if (next != UINT64_MAX) arm(next);
 }
 

@@ -4,9 +4,11 @@
 // queue) owns one Alarm: at most one pending wake-up, the earliest asked for, exactly as
 // an sc_event with one pending notification. Wake-ups run in (time, set() order), so the
 // order is deterministic; an entry superseded by an earlier set() is skipped when due.
-// The calendar is a timing wheel of 1024 slots of 1024 ps (a 1.05 us horizon, where
+// The calendar is a timing wheel of 4096 slots of 256 ps (a 1.05 us horizon, where
 // nearly all fabric wake-ups fall) with a 4-ary heap for later ones: O(1) per wake-up
-// instead of a heap's O(log n) with unpredictable branches.
+// instead of a heap's O(log n) with unpredictable branches. A slot is scanned once per
+// distinct time in it: slots of 256 ps hold fewer times than slots of 1024 ps did
+// (docs/performance.md, 2026-12-03).
 // Measured here: SystemC's own timed-event queue (sc_ppq with an indirect comparison)
 // was about 35% of run time when each resource had its own sc_event; this calendar does
 // the same job inside one SC_METHOD activation per distinct time.
@@ -72,8 +74,8 @@ class Scheduler : public sc_core::sc_module {
     uint64_t t() const { return uint64_t(key >> 64); }
     bool before(const Entry& o) const { return key < o.key; }
   };
-  static constexpr unsigned kSlotShift = 10;  // 1024 ps per slot
-  static constexpr uint64_t kSlots = 1024;    // power of two
+  static constexpr unsigned kSlotShift = 8;   // 256 ps per slot
+  static constexpr uint64_t kSlots = 4096;    // power of two
   void push(const Entry& e);
   void heap_push(const Entry& e);
   Entry heap_pop();
@@ -88,6 +90,10 @@ class Scheduler : public sc_core::sc_module {
   std::vector<Entry> ready_;               // due now, in set() order
   bool running_ = false;
   uint64_t running_at_ = 0;
+  // While running: the earliest time pushed (run() then knows the next time without a
+  // scan when the current slot keeps entries), and whether cancel() removed any.
+  uint64_t pushed_min_ = UINT64_MAX;
+  bool cancelled_ = false;
   uint64_t seq_ = 0;
   uint64_t armed_for_ = UINT64_MAX;
   static uint64_t now_ps_;
