@@ -136,7 +136,7 @@ Schedule ring_allreduce(const RingParams& p, const std::vector<std::vector<int>>
     };
     // Both loop orders below make the same ops: on each channel, step s sends the
     // pieces of the block sent at s and receives those of the block sent at s + 1.
-    // Reserved once: a program of a large message has ~10^5 ops, and growing the vector
+    // Reserved once: a program of a large message has 10^4 ops or more, and growing it
     // by doubling copied them and touched up to twice their memory.
     std::size_t total = 0;
     for (std::size_t c = 0; c < nch; ++c)
