@@ -242,6 +242,96 @@ class Container {
   bool empty_ = true;
 };
 
+// A string as nlohmann's dump writes it: one of plain printable ASCII without quote or
+// backslash (every name and key fabricsim makes) needs no escaping, the rest go through
+// nlohmann's dump.
+void put_string(std::string& out, const std::string& k) {
+  bool plain = true;
+  for (const char c : k) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  if (plain) {
+    out += '"';
+    out += k;
+    out += '"';
+  } else {
+    out += nlohmann::json(k).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+// A member's key as Container::key writes it.
+void put_key(std::string& out, const std::string& k) {
+  put_string(out, k);
+  out += ": ";
+}
+// A value as put_value writes it, integers and strings without a dump of their own (one
+// serializer per value was most of the statistics' cost); numbers with a fraction,
+// objects and arrays through put_value.
+void put_member_value(std::string& out, const nlohmann::json& v, size_t pad) {
+  switch (v.type()) {
+    case nlohmann::json::value_t::number_unsigned:
+      out += std::to_string(v.get<uint64_t>());
+      return;
+    case nlohmann::json::value_t::number_integer:
+      out += std::to_string(v.get<int64_t>());
+      return;
+    case nlohmann::json::value_t::string:
+      put_string(out, v.get_ref<const std::string&>());
+      return;
+    case nlohmann::json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case nlohmann::json::value_t::null:
+      out += "null";
+      return;
+    default:
+      put_value(out, v, pad);
+  }
+}
+
+// The object that nlohmann's dump(2) writes for an object built by inserting `lead`
+// (keys and values, in order) and then the members of each of `rest`, in their order,
+// into an ordered_json: a key inserted again keeps its first place and takes the later
+// value. Written at indentation `pad` without building that object (the statistics of
+// tens of thousands of ports: building, converting and dumping each as a tree was most
+// of results.json's cost on NVL576).
+struct Member {
+  const std::string* key;
+  const nlohmann::json* value;
+};
+void put_members(std::string& out, size_t pad, std::vector<Member>& m) {
+  Container o(out, pad, true);
+  for (const Member& x : m) {
+    o.next();
+    put_key(out, *x.key);
+    put_member_value(out, *x.value, o.inner());
+  }
+  o.end();
+}
+// Appends `key` = `value` to `m` as ordered_json's operator[] would: in place if present.
+void insert_member(std::vector<Member>& m, const std::string& key, const nlohmann::json& value) {
+  for (Member& x : m)
+    if (*x.key == key) {
+      x.value = &value;
+      return;
+    }
+  m.push_back(Member{&key, &value});
+}
+// Merges `extra` (keys and values, sorted by key) into the sorted members of object `j`,
+// an extra's value replacing the member of the same key: the order and values of a
+// nlohmann::json (sorted keys) `j` after j[key] = value for each extra.
+void sorted_members(std::vector<Member>& m, const nlohmann::json& j,
+                    const std::vector<Member>& extra) {
+  m.clear();
+  size_t e = 0;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    while (e < extra.size() && *extra[e].key < it.key()) m.push_back(extra[e++]);
+    if (e < extra.size() && *extra[e].key == it.key()) {
+      m.push_back(extra[e++]);
+      continue;
+    }
+    m.push_back(Member{&it.key(), &it.value()});
+  }
+  while (e < extra.size()) m.push_back(extra[e++]);
+}
+
 // One window's statistics (rows[i].stats, job_stats[i]) at indentation `pad`: its label,
 // span and bottleneck, and its ports' and devices' statistics, in the keys' sorted order.
 void put_window(std::string& out, size_t pad, const Observation& obs, size_t w) {
@@ -257,12 +347,15 @@ void put_window(std::string& out, size_t pad, const Observation& obs, size_t w) 
     out += "null";
   o.key("devices");
   Container devices(out, o.inner(), false);
+  static const std::string kDevice = "device", kKind = "kind", kName = "name", kPort = "port";
+  std::vector<Member> m, extra;
   for (size_t i = 0; i < ws.devices.size(); ++i) {
-    nlohmann::json x = ws.devices[i];
-    x["device"] = obs.devices()[i].first;
-    x["kind"] = obs.devices()[i].second;
+    // As x = ws.devices[i]; x["device"] = ...; x["kind"] = ...; dump.
+    const nlohmann::json device(obs.devices()[i].first), kind(obs.devices()[i].second);
+    extra = {{&kDevice, &device}, {&kKind, &kind}};  // sorted
+    sorted_members(m, ws.devices[i], extra);
     devices.next();
-    put_value(out, x, devices.inner());
+    put_members(out, devices.inner(), m);
   }
   devices.end();
   o.key("end_ps");
@@ -272,14 +365,13 @@ void put_window(std::string& out, size_t pad, const Observation& obs, size_t w) 
   o.key("ports");
   Container ports(out, o.inner(), false);
   for (size_t i = 0; i < ws.ports.size(); ++i) {
+    // As x = ws.ports[i]; x["name"], x["device"], x["kind"], x["port"] = ...; dump.
     const PortInfo& p = obs.ports()[i];
-    nlohmann::json x = ws.ports[i];
-    x["name"] = p.name;
-    x["device"] = p.device;
-    x["kind"] = p.kind;
-    x["port"] = p.index;
+    const nlohmann::json name(p.name), device(p.device), kind(p.kind), port(p.index);
+    extra = {{&kDevice, &device}, {&kKind, &kind}, {&kName, &name}, {&kPort, &port}};  // sorted
+    sorted_members(m, ws.ports[i], extra);
     ports.next();
-    put_value(out, x, ports.inner());
+    put_members(out, ports.inner(), m);
   }
   ports.end();
   o.key("start_ps");
@@ -294,28 +386,35 @@ void put_stats(std::string& out, size_t pad, const StatsRegistry& reg, uint64_t 
   Container stats(out, pad, true);
   size_t p = 0;
   const std::vector<PortInfo>& ports = obs.ports();
+  static const std::string kName = "name", kKind = "kind", kDevice = "device", kPort = "port";
+  std::vector<Member> m;
   for (const auto& [device, kind] : obs.devices()) {
     if (const StatsRegistry::DumpFn* fn = reg.find(device)) {
+      // As an ordered_json {name, kind, device} with st's members inserted, dumped.
       const nlohmann::json st = (*fn)(now_ps);
-      nlohmann::ordered_json d = {{"name", device}, {"kind", kind}, {"device", device}};
-      for (auto it = st.begin(); it != st.end(); ++it) d[it.key()] = ordered(it.value());
+      const nlohmann::json name(device), k(kind), dev(device);
+      m = {{&kName, &name}, {&kKind, &k}, {&kDevice, &dev}};
+      for (auto it = st.begin(); it != st.end(); ++it) insert_member(m, it.key(), it.value());
       stats.key(device);
-      put_value(out, d, stats.inner());
+      put_members(out, stats.inner(), m);
     }
     for (; p < ports.size() && ports[p].device == device; ++p) {
+      // As an ordered_json {name, kind, device, port} with the port's statistics and
+      // queue percentiles inserted, dumped.
       const PortInfo& pi = ports[p];
-      nlohmann::ordered_json x = {
-          {"name", pi.name}, {"kind", pi.kind}, {"device", pi.device}, {"port", pi.index}};
+      const nlohmann::json name(pi.name), k(pi.kind), dev(pi.device), port(pi.index);
+      m = {{&kName, &name}, {&kKind, &k}, {&kDevice, &dev}, {&kPort, &port}};
+      nlohmann::json st, q;
       if (const StatsRegistry::DumpFn* fn = reg.find(pi.name)) {
-        const nlohmann::json st = (*fn)(now_ps);
-        for (auto it = st.begin(); it != st.end(); ++it) x[it.key()] = ordered(it.value());
+        st = (*fn)(now_ps);
+        for (auto it = st.begin(); it != st.end(); ++it) insert_member(m, it.key(), it.value());
       }
       if (obs.options().histograms) {
-        const nlohmann::json q = obs.queue_percentiles(p);
-        for (auto it = q.begin(); it != q.end(); ++it) x[it.key()] = it.value().get<uint64_t>();
+        q = obs.queue_percentiles(p);
+        for (auto it = q.begin(); it != q.end(); ++it) insert_member(m, it.key(), it.value());
       }
       stats.key(pi.name);
-      put_value(out, x, stats.inner());
+      put_members(out, stats.inner(), m);
     }
   }
   stats.end();
