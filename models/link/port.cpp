@@ -37,6 +37,10 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
                 offsetof(Port, layer_) + 8 - base == 376);  // line 5
   static_assert(offsetof(Port, credits_) - base == 384);
 #pragma GCC diagnostic pop
+  // And at run time, that the object is where its alignment says (an allocator that
+  // ignored it would put every line across two).
+  FABRICSIM_ASSERT(reinterpret_cast<uintptr_t>(&owner_) % 64 == 0,
+                   display_name_ + ": port object not aligned to 64 bytes");
   tx.bind(*this);
   rx.bind(*this);
   Scheduler::instance();  // exists before the simulation starts
