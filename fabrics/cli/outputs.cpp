@@ -286,12 +286,11 @@ void put_member_value(std::string& out, const nlohmann::json& v, size_t pad) {
   }
 }
 
-// The object that nlohmann's dump(2) writes for an object built by inserting `lead`
-// (keys and values, in order) and then the members of each of `rest`, in their order,
-// into an ordered_json: a key inserted again keeps its first place and takes the later
-// value. Written at indentation `pad` without building that object (the statistics of
-// tens of thousands of ports: building, converting and dumping each as a tree was most
-// of results.json's cost on NVL576).
+// An object's members as pointers to keys and values kept elsewhere: put_members writes
+// at indentation `pad` what nlohmann's dump(2) writes for the object with these members
+// in this order, without building it (the statistics of tens of thousands of ports:
+// building, converting and dumping each as a tree was most of results.json's cost on
+// NVL576). insert_member and sorted_members put them in the order the json types would.
 struct Member {
   const std::string* key;
   const nlohmann::json* value;
