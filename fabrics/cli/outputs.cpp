@@ -187,6 +187,21 @@ nlohmann::ordered_json ordered(const nlohmann::json& j) {
   }
 }
 
+// A string as nlohmann's dump writes it: one of plain printable ASCII without quote or
+// backslash (every name and key fabricsim makes) needs no escaping, the rest go through
+// nlohmann's dump.
+void put_string(std::string& out, const std::string& k) {
+  bool plain = true;
+  for (const char c : k) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+  if (plain) {
+    out += '"';
+    out += k;
+    out += '"';
+  } else {
+    out += nlohmann::json(k).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
 // Text written piece by piece exactly as nlohmann's dump(2) writes the whole tree: a value
 // at nesting depth d is its own dump(2) with 2 d spaces after each line break (a dumped
 // string never holds a raw line break: it is escaped), members and elements separated by
@@ -214,7 +229,7 @@ class Container {
   // Starts the next member (its value follows at indentation inner()).
   void key(const std::string& k) {
     next();
-    out_ += nlohmann::json(k).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    put_string(out_, k);
     out_ += ": ";
   }
   // Starts the next element.
@@ -242,25 +257,6 @@ class Container {
   bool empty_ = true;
 };
 
-// A string as nlohmann's dump writes it: one of plain printable ASCII without quote or
-// backslash (every name and key fabricsim makes) needs no escaping, the rest go through
-// nlohmann's dump.
-void put_string(std::string& out, const std::string& k) {
-  bool plain = true;
-  for (const char c : k) plain = plain && c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
-  if (plain) {
-    out += '"';
-    out += k;
-    out += '"';
-  } else {
-    out += nlohmann::json(k).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  }
-}
-// A member's key as Container::key writes it.
-void put_key(std::string& out, const std::string& k) {
-  put_string(out, k);
-  out += ": ";
-}
 // A value as put_value writes it, integers and strings without a dump of their own (one
 // serializer per value was most of the statistics' cost); numbers with a fraction,
 // objects and arrays through put_value.
@@ -298,8 +294,7 @@ struct Member {
 void put_members(std::string& out, size_t pad, std::vector<Member>& m) {
   Container o(out, pad, true);
   for (const Member& x : m) {
-    o.next();
-    put_key(out, *x.key);
+    o.key(*x.key);
     put_member_value(out, *x.value, o.inner());
   }
   o.end();
