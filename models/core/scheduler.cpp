@@ -1,6 +1,7 @@
 #include "models/core/scheduler.h"
 
 #include <algorithm>
+#include <new>
 
 #include "models/core/errors.h"
 #include "models/core/run_control.h"
@@ -22,11 +23,87 @@ Scheduler::Scheduler(sc_core::sc_module_name n)
   dont_initialize();
 }
 
-void Scheduler::push(const Entry& e) {
-  const uint64_t t = e.t();
+Scheduler::~Scheduler() {
+  for (Chunk* b : blocks_) ::operator delete[](b, std::align_val_t(kChunkBytes));
+}
+
+Scheduler::Chunk* Scheduler::take_chunk() {
+  if (__builtin_expect(free_ == nullptr, 0)) {
+    static_assert(sizeof(Chunk) == kChunkBytes, "a chunk is exactly kChunkBytes");
+    Chunk* b = static_cast<Chunk*>(
+        ::operator new[](kBlockChunks * sizeof(Chunk), std::align_val_t(kChunkBytes)));
+    blocks_.push_back(b);
+    for (size_t k = kBlockChunks; k-- > 0;) {
+      b[k].next = free_;
+      free_ = &b[k];
+    }
+  }
+  Chunk* c = free_;
+  free_ = c->next;
+  c->next = nullptr;
+  return c;
+}
+
+void Scheduler::wheel_append(uint64_t i, uint64_t t, uint64_t seq, Alarm* a,
+                             const void* hint) {
+  Slot& s = wheel_[i];
+  if (at_chunk_end(s.end)) {  // empty (null), or the last chunk is full
+    Chunk* c = take_chunk();
+    if (s.end == nullptr)
+      s.head = c;
+    else
+      chunk_of(s.end - 1)->next = c;
+    s.end = c->e;
+  }
+  Entry* d = s.end++;
+  d->key = (u128(t) << 64) | seq;
+  d->alarm = a;
+  d->hint = hint;
+}
+
+template <class Keep>
+bool Scheduler::filter_slot(uint64_t i, Keep keep) {
+  Slot& s = wheel_[i];
+  if (s.head == nullptr) return true;
+  Chunk* wc = s.head;  // where the next kept entry goes
+  Entry* w = wc->e;
+  Chunk* last = chunk_of(s.end - 1);
+  for (Chunk* c = s.head;; c = c->next) {
+    Entry* const stop = c == last ? s.end : c->e + kChunkEntries;
+    for (Entry* r = c->e; r != stop; ++r) {
+      if (!keep(*r)) continue;
+      if (w == wc->e + kChunkEntries) {  // kept entries never outrun the reads
+        wc = wc->next;
+        w = wc->e;
+      }
+      *w++ = *r;
+    }
+    if (c == last) break;
+  }
+  // Return the chunks after the last kept entry (all of them if none was kept).
+  const bool empty = w == s.head->e;
+  Chunk* spare = empty ? s.head : wc->next;
+  if (!empty) wc->next = nullptr;
+  while (spare != nullptr) {
+    Chunk* n = spare->next;
+    spare->next = free_;
+    free_ = spare;
+    spare = n;
+  }
+  if (empty) {
+    s.head = nullptr;
+    s.end = nullptr;
+  } else {
+    s.end = w;
+  }
+  return empty;
+}
+
+void Scheduler::push(uint64_t t, uint64_t seq, Alarm* a, const void* hint) {
   if (running_) {
     if (t == running_at_) {
-      ready_.push_back(e);  // a later set() than everything already due: runs after them
+      // A later set() than everything already due: runs after them.
+      ready_.push_back(Entry{(u128(t) << 64) | seq, a, hint});
       return;
     }
     if (t < pushed_min_) pushed_min_ = t;
@@ -34,10 +111,10 @@ void Scheduler::push(const Entry& e) {
   const uint64_t slot = t >> kSlotShift;
   if (slot < cursor_ + kSlots) {
     const uint64_t i = slot & (kSlots - 1);
-    wheel_[i].push_back(e);
+    wheel_append(i, t, seq, a, hint);
     occupied_[i >> 6] |= 1ull << (i & 63);
   } else {
-    heap_push(e);
+    heap_push(Entry{(u128(t) << 64) | seq, a, hint});
   }
 }
 
@@ -82,9 +159,7 @@ void Scheduler::cancel(Alarm& a) {
   for (uint64_t w = 0; w < kSlots / 64; ++w)
     for (uint64_t bits = occupied_[w]; bits; bits &= bits - 1) {  // occupied slots only
       const uint64_t i = (w << 6) | uint64_t(__builtin_ctzll(bits));
-      std::vector<Entry>& slot = wheel_[i];
-      slot.erase(std::stable_partition(slot.begin(), slot.end(), other), slot.end());
-      if (slot.empty()) occupied_[w] &= ~(1ull << (i & 63));
+      if (filter_slot(i, other)) occupied_[w] &= ~(1ull << (i & 63));
     }
   // While running, entries due now are in ready_: a.when no longer matches them.
   const size_t n = heap_.size();
@@ -109,7 +184,13 @@ uint64_t Scheduler::next_time() const {
     if (k == kSlots / 64) bits &= ~(~0ull << (start & 63));  // wrapped back to the start word
     if (!bits) continue;
     const uint64_t i = (w << 6) | uint64_t(__builtin_ctzll(bits));
-    for (const Entry& e : wheel_[i]) best = std::min(best, e.t());
+    const Slot& s = wheel_[i];
+    const Chunk* last = chunk_of(s.end - 1);
+    for (const Chunk* c = s.head;; c = c->next) {
+      const Entry* const stop = c == last ? s.end : c->e + kChunkEntries;
+      for (const Entry* e = c->e; e != stop; ++e) best = std::min(best, e->t());
+      if (c == last) break;
+    }
     return best;
   }
   return best;
@@ -140,25 +221,17 @@ void Scheduler::run() {
   while (!heap_.empty() && (heap_[0].t() >> kSlotShift) < cursor_ + kSlots) push(heap_pop());
   // Take what is due now out of the current slot, in set() order.
   const uint64_t i = cursor_ & (kSlots - 1);
-  std::vector<Entry>& slot = wheel_[i];
-  size_t keep = 0;
   uint64_t kept_min = UINT64_MAX;  // the earliest entry left in this slot
-  for (size_t k = 0; k < slot.size(); ++k) {
-    const uint64_t t = slot[k].t();
-    if (t == now_ps) {
-      ready_.push_back(slot[k]);
-    } else {
-      slot[keep++] = slot[k];
-      if (t < kept_min) kept_min = t;
-    }
-  }
-  slot.resize(keep);
-  if (keep == 0) {
+  if (filter_slot(i, [&](const Entry& e) {
+        const uint64_t t = e.t();
+        if (t == now_ps) {
+          ready_.push_back(e);
+          return false;
+        }
+        if (t < kept_min) kept_min = t;
+        return true;
+      }))
     occupied_[i >> 6] &= ~(1ull << (i & 63));
-    // A slot is reused once per turn of the wheel; do not let a burst's capacity stay
-    // allocated in every slot (1024 x a burst would be MiBs).
-    if (slot.capacity() > 64) std::vector<Entry>().swap(slot);
-  }
   if (!std::is_sorted(ready_.begin(), ready_.end(),
                       [](const Entry& a, const Entry& b) { return a.before(b); }))
     std::sort(ready_.begin(), ready_.end(),

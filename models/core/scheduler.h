@@ -8,7 +8,12 @@
 // nearly all fabric wake-ups fall) with a 4-ary heap for later ones: O(1) per wake-up
 // instead of a heap's O(log n) with unpredictable branches. A slot is scanned once per
 // distinct time in it: slots of 256 ps hold fewer times than slots of 1024 ps did
-// (docs/performance.md, 2026-12-03).
+// (docs/performance.md, 2026-12-03). A slot's entries live in a chain of 1 KiB chunks
+// taken from one free list, last freed first: a wake-up's entry is written into a chunk
+// that the calendar emptied moments ago (still in cache), memory is bounded by the
+// entries pending, not by every slot's largest burst, and nothing is copied or allocated
+// as a slot grows (per-slot vectors were 12% of NVL576 all-to-all's samples, mostly
+// waiting for their slot's memory, and their regrowth faulted in fresh pages).
 // Measured here: SystemC's own timed-event queue (sc_ppq with an indirect comparison)
 // was about 35% of run time when each resource had its own sc_event; this calendar does
 // the same job inside one SC_METHOD activation per distinct time.
@@ -52,7 +57,7 @@ class Scheduler : public sc_core::sc_module {
   void set(Alarm& a, uint64_t t_ps, const void* hint = nullptr) {
     if (t_ps >= a.when) return;
     a.when = t_ps;
-    push(Entry{(u128(t_ps) << 64) | seq_++, &a, hint});
+    push(t_ps, seq_++, &a, hint);
     if (!running_ && t_ps < armed_for_) arm(t_ps);  // run() re-arms when it finishes
   }
   // Withdraws `a`'s pending wake-up, if any, and every entry of it the calendar still
@@ -67,6 +72,7 @@ class Scheduler : public sc_core::sc_module {
 
  private:
   explicit Scheduler(sc_core::sc_module_name n);
+  ~Scheduler() override;
   struct Entry {
     u128 key;  // time << 64 | insertion sequence: one comparison orders by both
     Alarm* alarm;
@@ -76,14 +82,47 @@ class Scheduler : public sc_core::sc_module {
   };
   static constexpr unsigned kSlotShift = 8;   // 256 ps per slot
   static constexpr uint64_t kSlots = 4096;    // power of two
-  void push(const Entry& e);
+  // A chunk of a slot's chain: 1 KiB, aligned to 1 KiB, so the chunk an entry pointer
+  // falls in is the pointer with its low bits cleared. The header takes one entry's place.
+  static constexpr size_t kChunkBytes = 1024;
+  static constexpr size_t kChunkEntries = kChunkBytes / sizeof(Entry) - 1;  // 31
+  struct alignas(kChunkBytes) Chunk {
+    Chunk* next;
+    char pad[sizeof(Entry) - sizeof(Chunk*)];
+    Entry e[kChunkEntries];
+  };
+  // A slot: its first chunk and one past its last entry. `end` on a chunk boundary (or
+  // null: the slot is empty) means the last chunk is full.
+  struct Slot {
+    Chunk* head = nullptr;
+    Entry* end = nullptr;
+  };
+  static Chunk* chunk_of(const Entry* last) {  // the chunk holding entry `last`
+    return reinterpret_cast<Chunk*>(reinterpret_cast<uintptr_t>(last) & ~(kChunkBytes - 1));
+  }
+  static bool at_chunk_end(const Entry* end) {
+    return (reinterpret_cast<uintptr_t>(end) & (kChunkBytes - 1)) == 0;
+  }
+  Chunk* take_chunk();
+  void wheel_append(uint64_t i, uint64_t t, uint64_t seq, Alarm* a, const void* hint);
+  // Keeps the entries of slot i for which keep(e) holds, in order, compacting the chain
+  // and returning emptied chunks; returns true if the slot is now empty.
+  template <class Keep>
+  bool filter_slot(uint64_t i, Keep keep);
+  // The entry's fields travel in registers and are stored straight into the slot (an
+  // Entry built on the caller's stack and copied was read back before its stores retired).
+  void push(uint64_t t, uint64_t seq, Alarm* a, const void* hint);
+  void push(const Entry& e) { push(e.t(), uint64_t(e.key), e.alarm, e.hint); }
   void heap_push(const Entry& e);
   Entry heap_pop();
   uint64_t next_time() const;
   void arm(uint64_t t_ps);
   void run();
 
-  std::vector<std::vector<Entry>> wheel_;  // slot s holds entries of absolute slot s (mod kSlots)
+  std::vector<Slot> wheel_;                // slot s holds entries of absolute slot s (mod kSlots)
+  Chunk* free_ = nullptr;                  // free chunks, last freed first
+  std::vector<Chunk*> blocks_;             // the chunks' storage, allocated kBlockChunks at a time
+  static constexpr size_t kBlockChunks = 64;
   std::vector<uint64_t> occupied_;         // bit per wheel slot
   uint64_t cursor_ = 0;                    // absolute slot of the last run; no entry is earlier
   std::vector<Entry> heap_;                // entries beyond the wheel's horizon

@@ -285,3 +285,24 @@ TEST(Scheduler, CancelWithdrawsEveryEntryOfTheAlarm) {
   sc_core::sc_start();
   EXPECT_EQ(rec.times_and_tags(), (Log{{7000, 4}, {9000, 2}, {9000, 1}}));
 }
+
+// A slot's entries span several chunks of its chain (31 entries each): cancel() of every
+// third alarm compacts the chain across chunk boundaries, the others fire in (time, set)
+// order, and entries kept in a slot after its earliest time fired stay in order too.
+TEST(Scheduler, CancelInsideAMultiChunkSlotKeepsTheRestInOrder) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  const uint32_t n = 200;  // 7 chunks' worth in one 256 ps slot
+  std::vector<Alarm> al(n);
+  for (uint32_t i = 0; i < n; ++i) al[i] = Alarm{&rec, i};
+  Log expected;
+  for (uint32_t i = 0; i < n; ++i) s.set(al[i], 1024 + (n - 1 - i) % 97);  // times out of order
+  for (uint32_t i = 0; i < n; i += 3) s.cancel(al[i]);
+  for (uint32_t i = 0; i < n; ++i)
+    if (i % 3 != 0) expected.emplace_back(1024 + (n - 1 - i) % 97, i);
+  std::stable_sort(expected.begin(), expected.end(),
+                   [](const auto& x, const auto& y) { return x.first < y.first; });
+  sc_core::sc_start();
+  EXPECT_EQ(rec.times_and_tags(), expected);
+  for (uint32_t i = 0; i < n; ++i) EXPECT_FALSE(al[i].pending());
+}
