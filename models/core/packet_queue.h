@@ -16,6 +16,7 @@ class PacketQueue {
  public:
   bool empty() const { return head_ == nullptr; }
   Packet* front() const { return head_; }
+  Packet* back() const { return head_ ? tail_ : nullptr; }
   void push(Packet* p) {
     p->queue_next = nullptr;
     if (head_)

@@ -148,6 +148,18 @@ class Port : public sc_core::sc_module,
   }
   // The owner will have work for this port at `t` (>= now): look then.
   void kick_at(uint64_t t) { Scheduler::instance().set(tx_alarm_, std::max(t, busy_until_)); }
+  // Prefetches (no effect on results) for an owner about to serve many ports in a row,
+  // so that their cold lines load together rather than one after another: what
+  // release_rx reads (the receiver's credit-return timing and its returns FIFO), and
+  // what kick and the egress level statistic read (the transmitter's line 0, queue_).
+  void prefetch_release() const {
+    __builtin_prefetch(&rx_latency_ps_, 1);
+    __builtin_prefetch(&returns_, 1);
+  }
+  void prefetch_kick() const {
+    __builtin_prefetch(&busy_until_, 1);
+    __builtin_prefetch(&queue_, 1);
+  }
   // An owner that frees a frame's receive buffer as soon as the frame is in, on links whose
   // buffer covers the credit loop (Ethernet: checked by the kinds that do this), declares
   // it before binding: the transmitter into this port then keeps no credit accounting

@@ -49,6 +49,7 @@ void Switch::tx_recover(int port, Packet* p) { push_egress(port, p); }
 // Every queued transaction whose output is no longer on a route to its destination moves
 // to one that is (or parks); the crossbar's request sets are then rebuilt.
 void Switch::reroute() {
+  flush_arrivals();  // the queues as an immediate enqueue would have left them
   const auto valid = [&](const Packet* p) {
     return p->route_port >= 0 && on_route(routes_[p->dst], p->route_port) &&
            !ports_[size_t(p->route_port)]->link_is_down();
@@ -140,6 +141,7 @@ void Switch::reroute() {
 }
 
 void Switch::fail(LossHandler& loss) {
+  flush_arrivals();
   // Every port of a switch speaks one protocol: what recovers what it held.
   LossRecovery r = LossRecovery::kNone;
   const Port* any = nullptr;
