@@ -1,8 +1,9 @@
 #include "fabrics/systems/ceiling.h"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
-#include <map>
+#include <tuple>
 #include <utility>
 
 #include "models/collectives/algorithms.h"
@@ -77,8 +78,14 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
   auto from = [&](int dev) {
     if (dist[dev].empty()) bfs(g, dev, dist[dev], count[dev]);
   };
-  // Bytes per (destination endpoint id, source endpoint id), for the switch links below.
-  std::map<std::pair<int, int>, double> pair_bytes;
+  // The sends' bytes by (destination endpoint id, source endpoint id), for the switch
+  // links below: a flat list, stably sorted after the loop, so that each pair's bytes add
+  // up in send order (576 ranks' all-to-all: 331k pairs, a std::map node each before).
+  struct PairSend {
+    int dst_id, src_id;
+    double bytes;
+  };
+  std::vector<PairSend> pair_sends;
   for (int r = 0; r < n; ++r) {
     const int src_id = spec.ranks[r];
     const int src = g.endpoints[src_id];
@@ -87,7 +94,7 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
       const double b = double(op.count) * w.elem_bytes;
       const int dst_id = spec.ranks[op.peer];
       const int dst = g.endpoints[dst_id];
-      pair_bytes[{dst_id, src_id}] += b;
+      pair_sends.push_back(PairSend{dst_id, src_id, b});
       const std::vector<int>& out = routes[src][dst_id];
       const std::vector<int>& in = routes[dst][src_id];
       for (int p : out) tx[src][p] += b / double(out.size());
@@ -115,13 +122,22 @@ Ceiling busbw_ceiling(const SystemSpec& spec) {
     if (g.devices[d].forwards) sw_tx[d].assign(g.devices[d].ports, 0.0);
   std::vector<double> flow(nd, 0.0);
   std::vector<std::vector<int>> at_dist;
-  for (auto it = pair_bytes.begin(); it != pair_bytes.end();) {
-    const int dst_id = it->first.first;
+  std::stable_sort(pair_sends.begin(), pair_sends.end(),
+                   [](const PairSend& x, const PairSend& y) {
+                     return std::tie(x.dst_id, x.src_id) < std::tie(y.dst_id, y.src_id);
+                   });
+  for (auto it = pair_sends.begin(); it != pair_sends.end();) {
+    const int dst_id = it->dst_id;
     const int dst = g.endpoints[dst_id];
     from(dst);
     std::fill(flow.begin(), flow.end(), 0.0);
-    for (; it != pair_bytes.end() && it->first.first == dst_id; ++it)
-      flow[g.endpoints[it->first.second]] += it->second;
+    while (it != pair_sends.end() && it->dst_id == dst_id) {
+      const int src_id = it->src_id;
+      double pair = 0.0;  // the pair's bytes, summed in send order
+      for (; it != pair_sends.end() && it->dst_id == dst_id && it->src_id == src_id; ++it)
+        pair += it->bytes;
+      flow[g.endpoints[src_id]] += pair;
+    }
     at_dist.clear();
     for (size_t d = 0; d < nd; ++d) {
       const int k = dist[dst][d];

@@ -48,7 +48,7 @@ class TorusDimensionOrder final : public SwitchFeature {
 
   int route(int in, Packet& p) override {
     (void)in;
-    const std::vector<int>& c = frame().routes(p.dst);
+    const SwitchFrame::PortList c = frame().routes(p.dst);
     if (c.empty() || c[0] >= 6) return -1;  // to the chip (or no route): the frame's choice
     int best = c[0];
     for (int o : c) best = std::min(best, o);

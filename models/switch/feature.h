@@ -78,7 +78,16 @@ class SwitchFrame {
   // The topology generator's coordinates of this switch (empty if it gave none).
   const std::vector<int>& coords() const;
   // The egress ports on a shortest path to endpoint `dst` (the frame's routing table).
-  const std::vector<int>& routes(uint32_t dst) const;
+  struct PortList {
+    const int* first;
+    const int* last;
+    const int* begin() const { return first; }
+    const int* end() const { return last; }
+    size_t size() const { return size_t(last - first); }
+    bool empty() const { return first == last; }
+    int operator[](size_t i) const { return first[i]; }
+  };
+  PortList routes(uint32_t dst) const;
   // The egress queue's bound (SwitchParams::egress_buffer_bytes), payload bytes.
   uint64_t egress_buffer() const;
 

@@ -456,7 +456,7 @@ void SwitchFrame::pause_port(int port, uint8_t prio, uint64_t until_ps) const {
 
 const std::vector<int>& SwitchFrame::coords() const { return sw_->params_.coords; }
 
-const std::vector<int>& SwitchFrame::routes(uint32_t dst) const { return sw_->routes_.at(dst); }
+SwitchFrame::PortList SwitchFrame::routes(uint32_t dst) const { return sw_->routes_to(dst); }
 
 uint64_t SwitchFrame::egress_buffer() const { return sw_->params_.egress_buffer_bytes; }
 

@@ -118,12 +118,17 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   SwitchParams params_;
   int n_;
   std::vector<std::unique_ptr<Port>> ports_;
-  std::vector<std::vector<int>> routes_;
-  // routes_ flattened for the per-packet look-up: the egress ports to endpoint d are
+  // The routing table (set_routes), flat: the egress ports to endpoint d are
   // route_ports_[route_first_[d] .. route_first_[d + 1]) (one array, not a vector per
-  // destination whose header and data are two cache misses on a large fabric).
+  // destination whose header and data are two cache misses on a large fabric, nor a
+  // second copy of the table as vectors: 260k of them on NVL576).
   std::vector<uint32_t> route_first_;
   std::vector<int> route_ports_;
+  SwitchFrame::PortList routes_to(uint32_t dst) const {
+    FABRICSIM_ASSERT(size_t(dst) + 1 < route_first_.size(),
+                     display_name_ + ": no route to endpoint " + std::to_string(dst));
+    return {route_ports_.data() + route_first_[dst], route_ports_.data() + route_first_[dst + 1]};
+  }
   std::unique_ptr<Arbiter> arbiter_;
   bool voq_mode_;
   bool adaptive_;

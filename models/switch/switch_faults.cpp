@@ -10,22 +10,24 @@ namespace fabricsim {
 
 namespace {
 
-bool on_route(const std::vector<int>& routes, int port) {
+bool on_route(const SwitchFrame::PortList& routes, int port) {
   return std::find(routes.begin(), routes.end(), port) != routes.end();
 }
 
 }  // namespace
 
 void Switch::set_routes(const std::vector<std::vector<int>>& routes) {
-  const bool again = !routes_.empty();
-  routes_ = routes;
-  route_first_.assign(routes_.size() + 1, 0);
+  const bool again = route_first_.size() > 1;  // a table was set before
+  size_t total = 0;
+  for (const std::vector<int>& r : routes) total += r.size();
+  route_first_.assign(routes.size() + 1, 0);
   route_ports_.clear();
-  for (size_t d = 0; d < routes_.size(); ++d) {
+  route_ports_.reserve(total);
+  for (size_t d = 0; d < routes.size(); ++d) {
     route_first_[d] = uint32_t(route_ports_.size());
-    route_ports_.insert(route_ports_.end(), routes_[d].begin(), routes_[d].end());
+    route_ports_.insert(route_ports_.end(), routes[d].begin(), routes[d].end());
   }
-  route_first_[routes_.size()] = uint32_t(route_ports_.size());
+  route_first_[routes.size()] = uint32_t(route_ports_.size());
   if (again) reroute();
 }
 
@@ -51,7 +53,7 @@ void Switch::tx_recover(int port, Packet* p) { push_egress(port, p); }
 void Switch::reroute() {
   flush_arrivals();  // the queues as an immediate enqueue would have left them
   const auto valid = [&](const Packet* p) {
-    return p->route_port >= 0 && on_route(routes_[p->dst], p->route_port) &&
+    return p->route_port >= 0 && on_route(routes_to(p->dst), p->route_port) &&
            !ports_[size_t(p->route_port)]->link_is_down();
   };
   const auto route_in = [&](int in, Packet* p) {  // ingress traffic: true if it has a route
