@@ -431,12 +431,17 @@ class Port : public sc_core::sc_module,
   // transmitter's stall_since_ != UINT64_MAX (set_stall), for the wake-up a return gives
   // a waiting one. Other bindings (an OCS's LightPort in between) return credits through
   // the socket into the transmitter's own credit_fifo_, as before.
+  // The arrival's hand-over reads owner_ and index_ (lines 0 and 1): their copies here
+  // sit in the line after the arrival's alarm, which the calendar fetches with it.
   Fifo<CreditReturn> returns_;   // credits this receiver returned to bw_port_, in order
   Port* credit_host_ = nullptr;  // the receiver whose returns_ credit_q_ is, or nullptr
-  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
+  PortOwner* const rx_owner_;    // = owner_
+  const int rx_index_;           // = index_
   // Lines 6-7: credits per VC, vcs_ of them (the first eight in line 6).
   alignas(64) uint64_t credits_[kMaxVcs] = {};
-  // Line 8 on: the transmitter's own returns (through a socket), the egress level.
+  // Line 8 on: the link layer of a port that is not plain_, the transmitter's own returns
+  // (through a socket), the egress level.
+  std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
   Fifo<CreditReturn> credit_fifo_;
   // The at_ps of the credit return pushed last: the in-order check of nb_transport_bw reads
   // it here, beside the FIFO's header, instead of the FIFO's last entry (a cold heap line
