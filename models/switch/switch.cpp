@@ -270,7 +270,7 @@ void Switch::xbar_method() {
 }
 
 // The arbitration's matches, in input order. On a large fabric one arbitration matches
-// tens of pairs (NVL576 all-to-all: ~30 per arbitration) and every pair's queue, packets and
+// tens of pairs (NVL576 all-to-all: 37 on average) and every pair's queue, packets and
 // ports are cold: their lines are fetched for all pairs first, and each head packet two
 // transfers ahead, so the misses overlap instead of queueing one behind another (no effect
 // on results).
