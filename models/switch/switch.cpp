@@ -139,10 +139,9 @@ uint64_t Switch::xbar_ps(int out, uint64_t bytes) const {
 
 // -1 when no route leads to p's destination (only after a fault).
 int Switch::select_route(int in, const Packet& p) {
-  FABRICSIM_ASSERT(p.dst + 1 < route_first_.size(), display_name_ + ": no route to endpoint " +
-                                                       std::to_string(p.dst));
-  const int* c = route_ports_.data() + route_first_[p.dst];
-  const size_t k = route_first_[p.dst + 1] - route_first_[p.dst];
+  const SwitchFrame::PortList r = routes_to(p.dst);
+  const int* c = r.first;
+  const size_t k = r.size();
   if (k == 1) return c[0];
   if (k == 0) return -1;
   if (!adaptive_) {
