@@ -99,7 +99,7 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   vcs_ = link.vcs;
   peer_latency_ps_ = peer_link.latency_ps;
   peer_rx_buffer_bytes_ = peer_link.rx_buffer_bytes;
-  std::fill_n(credits_, vcs_, peer_link.rx_buffer_bytes);
+  fill_credits(peer_link.rx_buffer_bytes);
   retry_ = link.ber > 0 || replay;
   if (retry_) {
     FABRICSIM_ASSERT(link.ber < 1 && link.replay_buffer_bytes > 0,
@@ -139,7 +139,6 @@ void Port::tx_step(uint64_t t) {
     __builtin_prefetch(&fw_port_->arr_head_, 1);
     __builtin_prefetch(&fw_port_->c_, 1);
     __builtin_prefetch(&fw_port_->rx_latency_ps_);
-    __builtin_prefetch(credit_q_);  // the peer's returns_ (returns_here_), or ours
   }
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
@@ -147,8 +146,14 @@ void Port::tx_step(uint64_t t) {
   }
   FABRICSIM_ASSERT(p->vc < vcs_, display_name_ + ": packet on a VC the link lacks");
   const uint64_t wire = __builtin_expect(plain_, 1) ? plain_prepare(*p) : layer_->prepare(*p);
-  absorb_credits(t);
-  if (credits_[p->vc] < wire) {
+  // Credit returns are absorbed only when the credits held do not cover the transaction:
+  // absorbing can only add credits, so the decision is the one an absorb before every
+  // step would give, and a step that has enough credits does not read the returns' FIFO
+  // (the receiver's line: cold on a large fabric). The receiver absorbs what is due every
+  // 64 returns (release_rx), which bounds the FIFO.
+  uint64_t& credits = credit(p->vc);
+  if (credits < wire) absorb_credits(t);
+  if (credits < wire) {
     if (stall_since_ == UINT64_MAX) set_stall(t);
     if (replay_stall_since_ != UINT64_MAX) {  // now waiting for credits: count each wait once
       c_.replay_stall_ps += t - replay_stall_since_;
@@ -177,13 +182,18 @@ void Port::tx_step(uint64_t t) {
       replay_stall_since_ = UINT64_MAX;
     }
   }
+  // The packet queued after it (the owner's queue links its packets through queue_next,
+  // as a switch's egress does; nullptr or a stale link otherwise, harmless to prefetch):
+  // the next step reads it first.
+  const Packet* next = nullptr;
   if (kHeld) {
     held_.pop();
     ++f_.replayed;
   } else {
+    next = p->queue_next;
     owner_->tx_pop(index_, p);
   }
-  credits_[p->vc] -= wire;
+  credits -= wire;
 
   const TxTiming tm = __builtin_expect(plain_, 1) ? plain_send(*p, t, wire) : layer_->send(*p, t, wire);
   p->head_ps = tm.head_ps;
@@ -200,7 +210,7 @@ void Port::tx_step(uint64_t t) {
   ++c_.tx_transactions;
   c_.busy_ps += tm.free_ps - t;
   busy_until_ = tm.free_ps;
-  if (__builtin_expect(probe_ != nullptr, 0)) tell_probe(t, tm.free_ps);
+  if (__builtin_expect(probed_, 0)) tell_probe(t, tm.free_ps);
 
   Phase ph = tlm::BEGIN_REQ;
   sc_time d = latency_;
@@ -208,10 +218,10 @@ void Port::tx_step(uint64_t t) {
     fw_port_->Port::nb_transport_fw(*p, ph, d);  // = tx->nb_transport_fw (end_of_elaboration)
   else
     tx->nb_transport_fw(*p, ph, d);
-  // The next step starts by absorbing the credit returns due by then: hint their line
-  // (returned by the receiver meanwhile, out of the caches by the time it is read), for
-  // the calendar to fetch a few wake-ups ahead (docs/performance.md).
-  sched.set(tx_alarm_, tm.free_ps, credit_q_->head_slot());
+  // The next step starts with the next packet, last touched when it was queued (out of
+  // the caches on a large fabric by then): hint it, for the calendar to fetch a few
+  // wake-ups ahead (docs/performance.md).
+  sched.set(tx_alarm_, tm.free_ps, next);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
@@ -324,8 +334,9 @@ void Port::absorb_credits(uint64_t t) {
   Fifo<CreditReturn>& q = *credit_q_;
   while (!q.empty() && q.front().at_ps <= t) {
     const CreditReturn c = q.pop();
-    credits_[c.vc] += c.bytes;
-    FABRICSIM_ASSERT(credits_[c.vc] <= peer_rx_buffer_bytes_,
+    uint64_t& credits = credit(c.vc);
+    credits += c.bytes;
+    FABRICSIM_ASSERT(credits <= peer_rx_buffer_bytes_,
                      display_name_ + ": more credits returned than the buffer holds");
   }
 }
@@ -344,8 +355,8 @@ void Port::reset() {
   FABRICSIM_ASSERT(!arr_head_, display_name_ + ": reset with arrivals pending");
   absorb_credits(UINT64_MAX);
   for (uint32_t vc = 0; vc < vcs_; ++vc)
-    FABRICSIM_ASSERT(credits_[vc] == peer_rx_buffer_bytes_ ||
-                         credits_[vc] > kUnlimited / 2,  // credit-free rx
+    FABRICSIM_ASSERT(credit(vc) == peer_rx_buffer_bytes_ ||
+                         credit(vc) > kUnlimited / 2,  // credit-free rx
                      display_name_ + ": reset with credits out");
   while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
   set_stall(UINT64_MAX);
@@ -434,8 +445,8 @@ void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool rep
   a.peer_ = &b;
   b.peer_ = &a;
   // Into a credit-free receiver the transmitter never waits for credits (none come back).
-  if (b.credit_free_rx_) std::fill_n(a.credits_, a.vcs_, kUnlimited);
-  if (a.credit_free_rx_) std::fill_n(b.credits_, b.vcs_, kUnlimited);
+  if (b.credit_free_rx_) a.fill_credits(kUnlimited);
+  if (a.credit_free_rx_) b.fill_credits(kUnlimited);
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
   a.peer_name = b.display_name();

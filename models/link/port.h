@@ -199,6 +199,7 @@ class Port : public sc_core::sc_module,
   // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
   void set_probe(PortProbe* p) {
     probe_ = p;
+    probed_ = p != nullptr;
     queue_.set_probe(p);
   }
   nlohmann::json stats_json(uint64_t now_ps) const;
@@ -325,6 +326,12 @@ class Port : public sc_core::sc_module,
     return tm;
   }
   void absorb_credits(uint64_t t);
+  // The credits held for `vc` (bytes the peer's buffer can still take on it).
+  uint64_t& credit(uint32_t vc) { return vc ? credits_[vc] : credit0_; }
+  uint64_t credit(uint32_t vc) const { return vc ? credits_[vc] : credit0_; }
+  void fill_credits(uint64_t bytes) {
+    for (uint32_t vc = 0; vc < vcs_; ++vc) credit(vc) = bytes;
+  }
   // Every change of stall_since_ goes through here (up_waiting_ mirrors it).
   void set_stall(uint64_t since) {
     stall_since_ = since;
@@ -389,9 +396,13 @@ class Port : public sc_core::sc_module,
   bool retry_ = false;           // replay buffer and acks (false when ber == 0)
   bool credit_free_rx_ = false;  // see set_credit_free_rx()
   uint8_t pause_mask_ = 0;  // PFC: priorities that were ever paused (pause_until_ may be past)
+  bool probed_ = false;     // probe_ != nullptr
   PlainFraming pf_;
   uint64_t stall_since_ = UINT64_MAX;
-  PortProbe* probe_ = nullptr;
+  // VC 0's credits (credit(0)): every link has it, most have only it, and the step that
+  // spends them reads them here, in the line the calendar fetches with the transmitter's
+  // alarm, not in lines 6-7 (a cold line per hop on a large fabric; docs/performance.md).
+  uint64_t credit0_ = 0;
   sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
   // Line 2: the counters, the transmitter's and the receiver's (PortCounters: the first
   // eight in this line).
@@ -437,7 +448,7 @@ class Port : public sc_core::sc_module,
   Port* credit_host_ = nullptr;  // the receiver whose returns_ credit_q_ is, or nullptr
   PortOwner* const rx_owner_;    // = owner_
   const int rx_index_;           // = index_
-  // Lines 6-7: credits per VC, vcs_ of them (the first eight in line 6).
+  // Lines 6-7: credits of VCs 1 to vcs_ - 1 (credit(vc); VC 0's are credit0_, line 1).
   alignas(64) uint64_t credits_[kMaxVcs] = {};
   // Line 8 on: the link layer of a port that is not plain_, the transmitter's own returns
   // (through a socket), the egress level.
@@ -452,6 +463,7 @@ class Port : public sc_core::sc_module,
   ObservedLevel queue_;
 
   // --- cold ---
+  PortProbe* probe_ = nullptr;  // tested through probed_ (line 1)
   std::string display_name_;
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on

@@ -80,7 +80,7 @@ void Port::link_down() {
   for (Packet* p : peer_->cut_arrivals(t)) {
     // It never reached the peer's buffer: its credits are this transmitter's again. (Its
     // replay-buffer share frees at its ack time, as if acknowledged.)
-    credits_[p->vc] += p->link_bytes;
+    credit(p->vc) += p->link_bytes;
     ++f_.cut_transactions;
     f_.cut_payload_bytes += p->payload_bytes;
     if (link_.recovery == LossRecovery::kLinkReplay)
@@ -97,7 +97,7 @@ uint64_t Port::cut_circuit(Port& far, uint64_t pass_ps) {
   // A transaction's tail reaches `far` pass_ps (the mirrors) + far's fibre after it passed
   // the mirrors: those still to pass them now are the cut ones (the newest arrivals).
   for (Packet* p : far.cut_arrivals(now() + pass_ps)) {
-    credits_[p->vc] += p->link_bytes;
+    credit(p->vc) += p->link_bytes;
     ++f_.cut_transactions;
     f_.cut_payload_bytes += p->payload_bytes;
     ++n;
@@ -157,7 +157,8 @@ void Port::drop_held() {
 std::string Port::credits_check() const {
   if (!attached_) return "";
   if (!peer_ || !peer_->credit_free_rx_) {
-    std::vector<uint64_t> c(credits_, credits_ + vcs_);
+    std::vector<uint64_t> c(vcs_);
+    for (uint32_t vc = 0; vc < vcs_; ++vc) c[vc] = credit(vc);
     const Fifo<CreditReturn>& q = *credit_q_;
     for (size_t i = 0; i < q.size(); ++i) c[q.at(i).vc] += q.at(i).bytes;
     for (size_t vc = 0; vc < c.size(); ++vc)
