@@ -118,16 +118,25 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   SwitchParams params_;
   int n_;
   std::vector<std::unique_ptr<Port>> ports_;
-  // The routing table (set_routes), flat: the egress ports to endpoint d are
-  // route_ports_[route_first_[d] .. route_first_[d + 1]) (one array, not a vector per
-  // destination whose header and data are two cache misses on a large fabric, nor a
-  // second copy of the table as vectors: 260k of them on NVL576).
-  std::vector<uint32_t> route_first_;
+  // The routing table (set_routes), flat: the egress ports to endpoint d are the
+  // route_span_[d].count ports from route_ports_[route_span_[d].first] (one array, not a
+  // vector per destination whose header and data are two cache misses on a large fabric,
+  // nor a second copy of the table as vectors: 260k of them on NVL576). Destinations with
+  // the same list share one copy of it: a leaf switch of a two-tier fabric sends every
+  // remote destination over the same uplinks, so NVL576's tables shrink from ~24 MiB of
+  // mostly repeated uplink lists, which compete with the packets for the caches, to
+  // ~1 MiB (docs/performance.md).
+  struct RouteSpan {
+    uint32_t first;
+    uint32_t count;
+  };
+  std::vector<RouteSpan> route_span_;
   std::vector<int> route_ports_;
   SwitchFrame::PortList routes_to(uint32_t dst) const {
-    FABRICSIM_ASSERT(size_t(dst) + 1 < route_first_.size(),
+    FABRICSIM_ASSERT(size_t(dst) < route_span_.size(),
                      display_name_ + ": no route to endpoint " + std::to_string(dst));
-    return {route_ports_.data() + route_first_[dst], route_ports_.data() + route_first_[dst + 1]};
+    const RouteSpan s = route_span_[dst];
+    return {route_ports_.data() + s.first, route_ports_.data() + s.first + s.count};
   }
   std::unique_ptr<Arbiter> arbiter_;
   bool voq_mode_;

@@ -2,6 +2,7 @@
 // queued traffic off failed ports, traffic without a route waits for one, and a failed
 // switch loses what it holds. Nothing here runs in a run without faults.
 #include <algorithm>
+#include <map>
 
 #include "models/core/errors.h"
 #include "models/switch/switch.h"
@@ -17,17 +18,22 @@ bool on_route(const SwitchFrame::PortList& routes, int port) {
 }  // namespace
 
 void Switch::set_routes(const std::vector<std::vector<int>>& routes) {
-  const bool again = route_first_.size() > 1;  // a table was set before
-  size_t total = 0;
-  for (const std::vector<int>& r : routes) total += r.size();
-  route_first_.assign(routes.size() + 1, 0);
+  const bool again = !route_span_.empty();  // a table was set before
+  route_span_.assign(routes.size(), RouteSpan{0, 0});
   route_ports_.clear();
-  route_ports_.reserve(total);
+  std::map<std::vector<int>, uint32_t> stored;  // each distinct list once: its first index
   for (size_t d = 0; d < routes.size(); ++d) {
-    route_first_[d] = uint32_t(route_ports_.size());
-    route_ports_.insert(route_ports_.end(), routes[d].begin(), routes[d].end());
+    const std::vector<int>& r = routes[d];
+    // Consecutive destinations mostly share a list (the endpoints behind one switch).
+    if (d > 0 && r == routes[d - 1]) {
+      route_span_[d] = route_span_[d - 1];
+      continue;
+    }
+    auto [it, fresh] = stored.try_emplace(r, uint32_t(route_ports_.size()));
+    if (fresh) route_ports_.insert(route_ports_.end(), r.begin(), r.end());
+    route_span_[d] = RouteSpan{it->second, uint32_t(r.size())};
   }
-  route_first_[routes.size()] = uint32_t(route_ports_.size());
+  route_ports_.shrink_to_fit();
   if (again) reroute();
 }
 
