@@ -29,7 +29,7 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
   constexpr size_t base = offsetof(Port, owner_);
   static_assert(base % 64 == 0 && alignof(Port) == 64);
   static_assert(offsetof(Port, tx_alarm_) + sizeof(Alarm) - base == 64);  // line 0
-  static_assert(offsetof(Port, latency_) + sizeof(sc_time) - base == 128);  // line 1
+  static_assert(offsetof(Port, fw_delay_ps_) + 8 - base == 128);  // line 1
   static_assert(offsetof(Port, c_) - base == 128 &&
                 offsetof(Port, c_) + offsetof(PortCounters, credit_stall_ps) - base == 192);
   static_assert(offsetof(Port, peer_rx_buffer_bytes_) + 8 - base == 256);  // line 3
@@ -38,6 +38,7 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
   static_assert(offsetof(Port, returns_) - base == 320 &&
                 offsetof(Port, rx_index_) + sizeof(int) - base <= 384);  // line 5
   static_assert(offsetof(Port, credits_) - base == 384);
+  static_assert(offsetof(Port, queue_) % 64 == 0 && sizeof(ObservedLevel) <= 64);
 #pragma GCC diagnostic pop
   // And at run time, that the object is where its alignment says (an allocator that
   // ignored it would put every line across two).
@@ -82,6 +83,7 @@ void Port::end_of_elaboration() {
     credit_q_ = &fw_port_->returns_;
   }
   returns_here_ = bw_port_ && plain_port(bw_port_->tx.get_base_port().get_interface()) == this;
+  if (fw_port_) fw_delay_ps_ = latency_.value() + fw_port_->rx_latency_ps_;
   rx_message_ = owner_->rx_reads_message();
 }
 
@@ -138,7 +140,6 @@ void Port::tx_step(uint64_t t) {
   if (fw_port_) {
     __builtin_prefetch(&fw_port_->arr_head_, 1);
     __builtin_prefetch(&fw_port_->c_, 1);
-    __builtin_prefetch(&fw_port_->rx_latency_ps_);
   }
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
@@ -212,12 +213,13 @@ void Port::tx_step(uint64_t t) {
   busy_until_ = tm.free_ps;
   if (__builtin_expect(probed_, 0)) tell_probe(t, tm.free_ps);
 
-  Phase ph = tlm::BEGIN_REQ;
-  sc_time d = latency_;
-  if (__builtin_expect(fw_port_ != nullptr, 1))
-    fw_port_->Port::nb_transport_fw(*p, ph, d);  // = tx->nb_transport_fw (end_of_elaboration)
-  else
+  if (__builtin_expect(fw_port_ != nullptr, 1)) {
+    fw_port_->arrive(*p, fw_delay_ps_);  // = tx->nb_transport_fw (end_of_elaboration)
+  } else {
+    Phase ph = tlm::BEGIN_REQ;
+    sc_time d = latency_;
     tx->nb_transport_fw(*p, ph, d);
+  }
   // The next step starts with the next packet, last touched when it was queued (out of
   // the caches on a large fabric by then): hint it, for the calendar to fetch a few
   // wake-ups ahead (docs/performance.md).
@@ -226,7 +228,11 @@ void Port::tx_step(uint64_t t) {
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   FABRICSIM_ASSERT(ph == tlm::BEGIN_REQ, display_name_ + ": unexpected phase on rx");
-  const uint64_t delay = d.value() + rx_latency_ps_;
+  arrive(p, d.value() + rx_latency_ps_);
+  return tlm::TLM_ACCEPTED;
+}
+
+void Port::arrive(Packet& p, uint64_t delay) {
   p.head_ps += delay;
   p.tail_ps += delay;
   const uint64_t at = due_of(&p);
@@ -243,13 +249,12 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
     last->queue_next = &p;
     arr_tail_ = &p;
     arr_tail_due_ = at;
-    return tlm::TLM_ACCEPTED;
+    return;
   }
   arr_head_ = arr_tail_ = &p;
   arr_head_due_ = arr_tail_due_ = at;
   if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(&p) + 64);  // as rx_method
   Scheduler::instance().set(rx_alarm_, at, &p);
-  return tlm::TLM_ACCEPTED;
 }
 
 void Port::rx_method() {

@@ -305,6 +305,9 @@ class Port : public sc_core::sc_module,
   // returns them, last sent last.
   std::vector<Packet*> cut_arrivals(uint64_t t);
   void rx_method();
+  // A transaction arrives `delay_ps` after it was sent (nb_transport_fw: the TLM delay
+  // plus rx_latency_ps_).
+  void arrive(Packet& p, uint64_t delay_ps);
   void credit_method();
   // The plain link layer (plain_): FramedLinkLayer's prepare() and its send() without bit
   // errors, with this port's constants.
@@ -403,7 +406,9 @@ class Port : public sc_core::sc_module,
   // spends them reads them here, in the line the calendar fetches with the transmitter's
   // alarm, not in lines 6-7 (a cold line per hop on a large fabric; docs/performance.md).
   uint64_t credit0_ = 0;
-  sc_core::sc_time latency_;  // link_.latency_ps as an sc_time, for the TLM delay
+  // fw_port_ only: this link's latency plus the receiver's rx_latency_ps_, the delay
+  // arrive() adds (the receiver's constant, read here and not in its line 3).
+  uint64_t fw_delay_ps_ = 0;
   // Line 2: the counters, the transmitter's and the receiver's (PortCounters: the first
   // eight in this line).
   PortCounters c_;
@@ -460,10 +465,13 @@ class Port : public sc_core::sc_module,
   uint64_t credit_last_at_ = 0;
   uint64_t replay_stall_since_ = UINT64_MAX;
   Alarm credit_alarm_;
-  ObservedLevel queue_;
+  // The egress level a switch sets on every transfer and transmission: one line of its
+  // own (unaligned, it straddled two, and prefetch_kick fetched only the first).
+  alignas(64) ObservedLevel queue_;
 
   // --- cold ---
   PortProbe* probe_ = nullptr;  // tested through probed_ (line 1)
+  sc_core::sc_time latency_;    // link_.latency_ps as an sc_time, for the TLM delay
   std::string display_name_;
   bool attached_ = false;
   LinkParams link_;       // what this port transmits on
