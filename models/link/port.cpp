@@ -150,8 +150,8 @@ void Port::tx_step(uint64_t t) {
   // Credit returns are absorbed only when the credits held do not cover the transaction:
   // absorbing can only add credits, so the decision is the one an absorb before every
   // step would give, and a step that has enough credits does not read the returns' FIFO
-  // (the receiver's line: cold on a large fabric). The receiver absorbs what is due every
-  // 64 returns (release_rx), which bounds the FIFO.
+  // (the receiver's line: cold on a large fabric). Every 64 returns, what is due is
+  // absorbed at once (release_rx, nb_transport_bw), which bounds the FIFO.
   uint64_t& credits = credit(p->vc);
   if (credits < wire) absorb_credits(t);
   if (credits < wire) {
