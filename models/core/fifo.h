@@ -1,6 +1,8 @@
 // A growable ring buffer: FIFO without per-element heap allocation once warm.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace fabricsim {
@@ -37,14 +39,17 @@ class Fifo {
 
  private:
   void grow() {
+    if (buf_.size() >= (size_t(1) << 31)) throw std::length_error("Fifo: more than 2^31 entries");
     std::vector<T> n(buf_.empty() ? 16 : buf_.size() * 2);
     for (size_t i = 0; i < size_; ++i) n[i] = buf_[(head_ + i) & (buf_.size() - 1)];
     buf_.swap(n);
     head_ = 0;
   }
   std::vector<T> buf_;
-  size_t head_ = 0;
-  size_t size_ = 0;
+  // 32-bit: a Fifo is 32 bytes, so a port's hot line holds one with room to spare
+  // (models/link/port.h, "Layout"); grow() checks the bound.
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
 };
 
 }  // namespace fabricsim

@@ -153,7 +153,7 @@ class Port : public sc_core::sc_module,
   // release_rx reads (the receiver's credit-return timing and its returns FIFO), and
   // what kick and the egress level statistic read (the transmitter's line 0, queue_).
   void prefetch_release() const {
-    __builtin_prefetch(&rx_latency_ps_, 1);
+    __builtin_prefetch(&arr_head_);  // returns_here_, up_waiting_
     __builtin_prefetch(&returns_, 1);
   }
   void prefetch_kick() const {
@@ -412,10 +412,9 @@ class Port : public sc_core::sc_module,
   // Line 2: the counters, the transmitter's and the receiver's (PortCounters: the first
   // eight in this line).
   PortCounters c_;
-  // The rest of line 3: the receiver's constants and its credit returns' timing.
+  // The rest of line 3: the receiver's constants.
   uint64_t rx_latency_ps_;
-  uint64_t last_release_at_ = 0;       // latest credit-return time sent upstream
-  uint64_t peer_latency_ps_ = 0;       // peer_link_.latency_ps (credit returns travel it)
+  Port* credit_host_ = nullptr;        // the receiver whose returns_ credit_q_ is, or nullptr
   Port* bw_port_ = nullptr;            // what rx->nb_transport_bw calls
   Port* peer_ = nullptr;
   uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
@@ -427,7 +426,7 @@ class Port : public sc_core::sc_module,
   // dependent load of another packet (with only the packets' own times it was: DGX H100
   // 9-25% slower; with a ring of (due, packet) slots, the send writes and the arrival
   // reads a slot that is cold on a large fabric; docs/performance.md, 2026-12-02).
-  Packet* arr_head_ = nullptr;
+  alignas(64) Packet* arr_head_ = nullptr;
   Packet* arr_tail_ = nullptr;
   uint64_t arr_head_due_ = 0;  // due time of arr_head_
   uint64_t arr_tail_due_ = 0;  // due time of arr_tail_
@@ -441,17 +440,19 @@ class Port : public sc_core::sc_module,
   // the link are plain Ports (returns_here_): a return then writes only the receiving
   // port's own block, which the release reads anyway, not the transmitter's (a cold port
   // block per hop on a large fabric: ~70% of nb_transport_bw's time on NVL576). The
-  // transmitter reads them through credit_q_, and its wake-up after a transmission hints
-  // their line to the calendar. (Measured: the cold line moves to the transmitter's read
-  // rather than going away; docs/performance.md, 2026-12-02.) up_waiting_ mirrors the
+  // transmitter reads them through credit_q_ when its credits run short (tx_step).
+  // up_waiting_ mirrors the
   // transmitter's stall_since_ != UINT64_MAX (set_stall), for the wake-up a return gives
   // a waiting one. Other bindings (an OCS's LightPort in between) return credits through
   // the socket into the transmitter's own credit_fifo_, as before.
-  // The arrival's hand-over reads owner_ and index_ (lines 0 and 1): their copies here
-  // sit in the line after the arrival's alarm, which the calendar fetches with it.
+  // The arrival's hand-over reads owner_ and index_ (lines 0 and 1), and a release the
+  // credit return's timing: their copies, and the timing, sit here in the line after the
+  // arrival's alarm, which the calendar fetches with it (an endpoint releases as it takes
+  // the arrival).
   Fifo<CreditReturn> returns_;   // credits this receiver returned to bw_port_, in order
-  Port* credit_host_ = nullptr;  // the receiver whose returns_ credit_q_ is, or nullptr
   PortOwner* const rx_owner_;    // = owner_
+  uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
+  uint64_t peer_latency_ps_ = 0;  // peer_link_.latency_ps (credit returns travel it)
   const int rx_index_;           // = index_
   // Lines 6-7: credits of VCs 1 to vcs_ - 1 (credit(vc); VC 0's are credit0_, line 1).
   alignas(64) uint64_t credits_[kMaxVcs] = {};
