@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -85,11 +86,16 @@ namespace {
 // and r + period see the same topology and run the same program (peers shifted), so
 // every rank's bytes, streams and op times equal those of its class's representative
 // r mod period: only ranks [0, reps) are built and costed (reps = n: every rank).
+struct ChainGraph;
+
 struct CostPrograms {
   Schedule s;
   int n = 0, reps = 0;
   int rep(int r) const { return r % reps; }
   const std::vector<Op>& prog(int r) const { return s.programs[static_cast<std::size_t>(r)].ops; }
+  // The dependency graph of the latency walk (chain_latency_s), built by its first walk
+  // and shared by the protocols that cost these programs after it.
+  mutable std::shared_ptr<const ChainGraph> chain;
 };
 
 // Whether rank P runs rank 0's program with peers shifted by P (the flow level's fold
@@ -174,35 +180,34 @@ struct ProxySpan {
   double first_send = -1, last_arrival = 0;
 };
 
-// Latency: longest dependent message chain. An op is ready when its deps are done and,
-// for a recv, its message has arrived (alpha after the matching send or store started);
-// ops run as soon as they are ready, as the engine runs them (recvs posted up front
-// block nothing but their dependents). On the representatives only: a message from rep r
-// to rank d = rep(d) + kP is the image of the message from r - kP to rep(d), so it
-// arrives at rep(d) from sender (r - kP) mod n; op times are the same in every class
-// member, and the quotient of an acyclic periodic dependency graph is acyclic.
-// `latest_hops`: the hops of the chain that ends last (ChainHops); hops are the streams'
-// sends (the pass term's steps), not in-switch ops; proxy_hop(src, dst) says which sends
-// cross a network proxy.
-// `hold(src, dst)`: how long a send src -> dst holds its stream beyond its pass (the
-// queue a later send of the same stream waits in; ChainHops::queued).
-double chain_latency_s(const std::string& collective, const std::string& algorithm,
-                       const CostPrograms& cp, const std::function<double(int, int)>& alpha,
-                       const std::function<const NvlsPath&(int)>& nvls,
-                       const std::function<bool(int, int)>& proxy_hop,
-                       const std::function<double(int, int)>& hold,
-                       ChainHops* latest_hops, ProxySpan* span = nullptr) {
+// What the latency walk needs of the programs that no protocol changes, built once per
+// CostPrograms: the ops in the order the walk takes them (an op is taken when its deps are
+// done and, for a recv, its message has arrived; that order follows from the graph alone),
+// the recvs each send or store delivers to, and the stream queues. Op i of rank r is
+// base[r] + i. (576 ranks' all-to-all: 331k sends, each matched to its recv by a search
+// that every protocol's walk repeated.)
+struct ChainGraph {
+  std::vector<uint64_t> base;                  // [rep] -> its first op
+  std::vector<std::pair<int, uint32_t>> order; // (rank, op) in the walk's order
+  std::vector<uint32_t> first_target, targets; // [op] -> the recvs it delivers to
+  std::vector<uint16_t> queued;                // sends before it in its stream queue
+  std::vector<uint32_t> queued_after;          // the send it queues behind, or kNone
+  static constexpr uint32_t kNone = UINT32_MAX;
+};
+
+std::shared_ptr<const ChainGraph> chain_graph(const std::string& collective,
+                                              const std::string& algorithm,
+                                              const CostPrograms& cp) {
   const int n = cp.n, reps = cp.reps;
   const Schedule& s = cp.s;
-  // Flat arrays over the representatives' ops (op i of rank r is base[r] + i): a few words
-  // per op, no per-op allocation.
-  std::vector<uint64_t> base(static_cast<std::size_t>(reps) + 1, 0);
-  for (int r = 0; r < reps; ++r) base[r + 1] = base[r] + cp.prog(r).size();
+  auto graph = std::make_shared<ChainGraph>();
+  ChainGraph& G = *graph;
+  // Flat arrays over the representatives' ops: a few words per op, no per-op allocation.
+  G.base.assign(static_cast<std::size_t>(reps) + 1, 0);
+  for (int r = 0; r < reps; ++r) G.base[r + 1] = G.base[r] + cp.prog(r).size();
+  const std::vector<uint64_t>& base = G.base;
   const uint64_t total = base.back();
   FABRICSIM_ASSERT(total < UINT32_MAX, "schedule_cost: more than 2^32 ops per class");
-  std::vector<double> done(total, 0), arrival(total, 0);
-  using Hops = ChainHops;
-  std::vector<Hops> done_hops(total, Hops{}), arrival_hops(total, Hops{});
   std::vector<uint32_t> need(total, 0), first_dependent(total + 1, 0), dependents;
   // The recvs by (sender, receiver, tag), sorted: the sender is as the receiver's class
   // representative sees it.
@@ -229,8 +234,8 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   }
   // Stream queues: a streamed send issued together with the sends before it in its stream
   // (same deps, nothing else of the stream between) waits for their passes and holds.
-  std::vector<uint16_t> queued(total, 0);
-  std::vector<double> queued_hold(total, 0.0);
+  G.queued.assign(total, 0);
+  G.queued_after.assign(total, ChainGraph::kNone);
   for (int r = 0; r < reps; ++r) {
     const auto& ops = cp.prog(r);
     std::map<int32_t, uint32_t> last_of_stream;  // stream -> its latest op so far
@@ -242,8 +247,8 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
         const Op& prev = ops[it->second];
         if (prev.kind == OpKind::kSend && prev.deps == ops[i].deps) {
           const uint64_t gp = base[r] + it->second, g = base[r] + i;
-          queued[g] = static_cast<uint16_t>(std::min<uint32_t>(queued[gp] + 1u, UINT16_MAX));
-          queued_hold[g] = queued_hold[gp] + hold(r, prev.peer);
+          G.queued[g] = static_cast<uint16_t>(std::min<uint32_t>(G.queued[gp] + 1u, UINT16_MAX));
+          G.queued_after[g] = uint32_t(gp);
         }
       }
       last_of_stream[st] = i;
@@ -261,7 +266,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   }
   std::sort(recvs.begin(), recvs.end(),
             [](const auto& x, const auto& y) { return x.first < y.first; });
-  std::vector<std::pair<int, uint32_t>> ready;  // FIFO: ready[head..]
+  std::vector<std::pair<int, uint32_t>>& ready = G.order;  // FIFO: ready[head..]
   ready.reserve(total);
   for (int r = 0; r < reps; ++r)
     for (uint32_t i = 0; i < cp.prog(r).size(); ++i)
@@ -273,22 +278,95 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
   const auto release = [&](int r, uint32_t i) {
     if (--need[base[r] + i] == 0) ready.emplace_back(r, i);
   };
-  const auto deliver = [&](int src, int dst, uint64_t tag, double at, Hops hops) {
+  G.first_target.assign(total + 1, 0);
+  const auto deliver = [&](int src, int dst, uint64_t tag) {
     const Key k{seen_from(src, dst), cp.rep(dst), tag};
     auto it = std::lower_bound(recvs.begin(), recvs.end(), k,
                                [](const auto& x, const Key& y) { return x.first < y; });
     if (it == recvs.end() || !(it->first == k)) return;  // validate() rules this out
+    G.targets.push_back(it->second);
     const int q = k.dst;
-    const uint32_t j = uint32_t(it->second - base[q]);
-    arrival[it->second] = at;
-    arrival_hops[it->second] = hops;
-    release(q, j);
+    release(q, uint32_t(it->second - base[q]));
+  };
+  // The walk's order, and each op's targets (first_target: filled as the ops are taken,
+  // then turned into offsets by op below).
+  std::vector<uint32_t> target_count(total, 0);
+  for (std::size_t head = 0; head < ready.size(); ++head) {
+    const auto [r, i] = ready[head];
+    const uint64_t g = base[r] + i;
+    const Op& op = cp.prog(r)[i];
+    const std::size_t before = G.targets.size();
+    if (op.kind == OpKind::kSend) {
+      deliver(r, op.peer, op.tag);
+    } else if (op.kind == OpKind::kNvlsStore) {
+      const int first = nvls_group_first(s, r);
+      for (int q = first; q < first + nvls_group_size(s); ++q) deliver(r, q, op.tag);
+    }
+    target_count[g] = uint32_t(G.targets.size() - before);
+    for (uint32_t k = first_dependent[g]; k < first_dependent[g + 1]; ++k)
+      release(r, dependents[k]);
+  }
+  if (ready.size() < total)
+    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
+                        " cannot complete: " + std::to_string(total - ready.size()) +
+                        " ops never ready");
+  // The targets were appended in the walk's order; index them by op.
+  {
+    std::vector<uint32_t> by_op(G.targets.size());
+    for (uint64_t g = 0; g < total; ++g) G.first_target[g + 1] = G.first_target[g] + target_count[g];
+    std::size_t at = 0;
+    for (const auto& [r, i] : ready) {
+      const uint64_t g = base[r] + i;
+      for (uint32_t k = 0; k < target_count[g]; ++k) by_op[G.first_target[g] + k] = G.targets[at++];
+    }
+    G.targets = std::move(by_op);
+  }
+  return graph;
+}
+
+// Latency: longest dependent message chain. An op is ready when its deps are done and,
+// for a recv, its message has arrived (alpha after the matching send or store started);
+// ops run as soon as they are ready, as the engine runs them (recvs posted up front
+// block nothing but their dependents). On the representatives only: a message from rep r
+// to rank d = rep(d) + kP is the image of the message from r - kP to rep(d), so it
+// arrives at rep(d) from sender (r - kP) mod n; op times are the same in every class
+// member, and the quotient of an acyclic periodic dependency graph is acyclic.
+// `latest_hops`: the hops of the chain that ends last (ChainHops); hops are the streams'
+// sends (the pass term's steps), not in-switch ops; proxy_hop(src, dst) says which sends
+// cross a network proxy.
+// `hold(src, dst)`: how long a send src -> dst holds its stream beyond its pass (the
+// queue a later send of the same stream waits in; ChainHops::queued).
+// The graph (the order the ops are taken in, who delivers to whom) is built by the first
+// call on `cp` and reused; only the times depend on the protocol.
+double chain_latency_s(const std::string& collective, const std::string& algorithm,
+                       const CostPrograms& cp, const std::function<double(int, int)>& alpha,
+                       const std::function<const NvlsPath&(int)>& nvls,
+                       const std::function<bool(int, int)>& proxy_hop,
+                       const std::function<double(int, int)>& hold,
+                       ChainHops* latest_hops, ProxySpan* span = nullptr) {
+  if (!cp.chain) cp.chain = chain_graph(collective, algorithm, cp);
+  const ChainGraph& G = *cp.chain;
+  const std::vector<uint64_t>& base = G.base;
+  const uint64_t total = base.back();
+  std::vector<double> done(total, 0), arrival(total, 0);
+  using Hops = ChainHops;
+  std::vector<Hops> done_hops(total, Hops{}), arrival_hops(total, Hops{});
+  // What the sends before a queued send hold its stream for (program order: the send it
+  // queues behind comes first).
+  std::vector<double> queued_hold(total, 0.0);
+  for (int r = 0; r < cp.reps; ++r)
+    for (uint64_t g = base[r]; g < base[r + 1]; ++g)
+      if (const uint32_t gp = G.queued_after[g]; gp != ChainGraph::kNone)
+        queued_hold[g] = queued_hold[gp] + hold(r, cp.prog(r)[gp - base[r]].peer);
+  const auto deliver = [&](uint64_t g, double at, const Hops& hops) {
+    for (uint32_t k = G.first_target[g]; k < G.first_target[g + 1]; ++k) {
+      arrival[G.targets[k]] = at;
+      arrival_hops[G.targets[k]] = hops;
+    }
   };
   double latest = 0, latest_th = 0;
   Hops latest_h{};
-  std::size_t left = total;
-  for (std::size_t head = 0; head < ready.size(); ++head) {
-    const auto [r, i] = ready[head];
+  for (const auto& [r, i] : G.order) {
     const uint64_t g = base[r] + i;
     const Op& op = cp.prog(r)[i];
     // t: when the op can start (the latest input); h: the hops of the chain that sets it
@@ -317,7 +395,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
         const bool via_proxy = proxy_hop(r, op.peer);
         if (op.stream >= 0) {
           ++next.hops;
-          next.queued += queued[g];
+          next.queued += G.queued[g];
           next.queued_hold_s += queued_hold[g];
           if (via_proxy)
             ++next.proxy_hops;
@@ -328,16 +406,13 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
           if (span->first_send < 0 || t < span->first_send) span->first_send = t;
           span->last_arrival = std::max(span->last_arrival, t + a);
         }
-        deliver(r, op.peer, op.tag, t + a, next);
+        deliver(g, t + a, next);
         break;
       }
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
-      case OpKind::kNvlsStore: {
-        const int first = nvls_group_first(s, r);
-        for (int q = first; q < first + nvls_group_size(s); ++q)
-          deliver(r, q, op.tag, t + nvls(r).store_alpha_s, h);
+      case OpKind::kNvlsStore:
+        deliver(g, t + nvls(r).store_alpha_s, h);
         break;
-      }
       default: break;
     }
     done[g] = t;
@@ -347,13 +422,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
       latest_th = t;
     }
     latest = std::max(latest, t);
-    --left;
-    for (uint32_t k = first_dependent[g]; k < first_dependent[g + 1]; ++k)
-      release(r, dependents[k]);
   }
-  if (left > 0)
-    throw InternalError("schedule_cost: " + collective + "/" + algorithm +
-                        " cannot complete: " + std::to_string(left) + " ops never ready");
   if (latest_hops) *latest_hops = latest_h;
   return latest;
 }

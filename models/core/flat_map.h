@@ -6,7 +6,7 @@
 // 72-GPU all-reduce that was ~5% of the run (docs/performance.md).
 //
 // The subset of std::unordered_map's interface the engine uses: find / end / erase(it) /
-// operator[] / count / clear / size. Iterators are slot pointers (->first, ->second),
+// operator[] / count / clear / size, and for_each for order-free sums. Iterators are slot pointers (->first, ->second),
 // valid until the next insert. There is no iteration over the map: nothing may depend on
 // the order of its keys.
 #pragma once
@@ -70,6 +70,14 @@ class FlatMap {
     slots_[hole].used = false;
     slots_[hole].second = V{};
     --size_;
+  }
+
+  // Calls f(key, value) for every key, in slot order: only for what does not depend on the
+  // order (a sum, a count).
+  template <typename F>
+  void for_each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.used) f(s.first, s.second);
   }
 
   // Empties the map and keeps its capacity (a collective after another reuses it).

@@ -215,18 +215,22 @@ Packet* Endpoint::cut(Queue& q, int port) {
   }
   if (!held_tails_.empty())
     if (Packet* p = cut_released_tail(q, port)) return p;
-  const auto after = std::upper_bound(
-      q.msgs.begin() + std::ptrdiff_t(q.first_uncut), q.msgs.end(), rr_last_[port],
-      [](uint64_t id, const Msg& m) { return id < m.id; });
-  const size_t start = size_t(after - q.msgs.begin());
+  // The turn goes to the first message after the one this port served last, at least
+  // first_uncut (every message is queued at the back and leaves from the front, so the
+  // position is the order of the messages' ids); none served yet: from the oldest.
+  const uint64_t last = rr_last_[port];
+  const size_t start =
+      last == kNoneServed || last + 1 < q.retired
+          ? (last == kNoneServed ? q.msgs.size() : q.first_uncut)
+          : std::min(q.msgs.size(), std::max(q.first_uncut, size_t(last + 1 - q.retired)));
   for (size_t k = start; k < q.msgs.size(); ++k)
     if (Packet* p = cut_from(q, k, port, true)) {
-      rr_last_[port] = q.msgs[k].id;
+      rr_last_[port] = q.retired + k;
       return p;
     }
   for (size_t k = q.first_uncut; k < start && k < q.msgs.size(); ++k)
     if (Packet* p = cut_from(q, k, port, true)) {
-      rr_last_[port] = q.msgs[k].id;
+      rr_last_[port] = q.retired + k;
       return p;
     }
   return nullptr;
@@ -383,6 +387,7 @@ uint64_t Endpoint::group_quota(uint64_t packets, uint64_t ways, uint64_t start, 
 void Endpoint::retire(Queue& q) {
   while (!q.msgs.empty() && q.msgs.front().done) {
     q.msgs.pop_front();
+    ++q.retired;
     if (q.first_uncut > 0) --q.first_uncut;
     for (size_t& s : q.port_start)
       if (s > 0) --s;
@@ -466,7 +471,7 @@ void Endpoint::rx_arrive(int port, Packet* p) {
   if (got == p->msg_bytes) {
     Delivery d{p->src, p->kind, p->tag, p->msg_bytes, p->msg_id};
     const uint32_t read_bytes = p->read_bytes;
-    rx_msgs_.erase(p->msg_id);
+    rx_msgs_.erase(rx_msgs_.find(p->msg_id));
     ++msgs_delivered_;
     PacketPool::global().release(p);
     if (d.kind == PacketKind::kReadReq) {
@@ -514,7 +519,7 @@ uint64_t Endpoint::abandon_queued() {
 
 uint64_t Endpoint::discard_partial() {
   uint64_t bytes = 0;
-  for (const auto& kv : rx_msgs_) bytes += kv.second;
+  rx_msgs_.for_each([&bytes](uint64_t, uint64_t got) { bytes += got; });
   rx_msgs_.clear();
   return bytes;
 }

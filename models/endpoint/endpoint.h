@@ -18,6 +18,7 @@
 #include "models/core/device_model.h"
 #include "models/endpoint/endpoint_params.h"
 #include "models/core/fifo.h"
+#include "models/core/flat_map.h"
 #include "models/link/port.h"
 #include "models/core/rng.h"
 #include "models/core/timer.h"
@@ -178,6 +179,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   struct Queue {
     std::deque<Msg> msgs;           // oldest first (deque: element addresses are stable)
     size_t first_uncut = 0;         // index of the oldest message not fully cut
+    uint64_t retired = 0;           // messages popped from the front so far
     // [port]: every message before it is fully cut or is one that port cannot carry (a
     // port's reach changes only when a fault changes the routes, which resets it), so a
     // port's search starts there. Without it a NIC port rescans every queued NVLink
@@ -217,15 +219,21 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   bool rerouted_ = false;       // routes were recomputed after a fault: a destination
                                 // may be unreachable for a while
   bool interleave_ = false;         // data messages round robin per port (set_interleave)
-  // [port]: id of the data message it cut from last; kNoneServed: none yet (start at the
-  // oldest: message ids start at 0, so 0 cannot mean "none")
+  // [port]: the data message it cut from last, as its position counted from the first
+  // message ever queued (Queue::retired + its index), so that the turn after it is found
+  // without a search; kNoneServed: none yet (the next turn is the oldest's).
   static constexpr uint64_t kNoneServed = UINT64_MAX;
   std::vector<uint64_t> rr_last_;
   uint64_t active_ = 0;
   std::vector<Packet*> staged_;     // [port]: cut, waiting for the port
   std::vector<Msg*> staged_msg_;    // [port]: the message it belongs to (nullptr: a resend)
   std::vector<uint8_t> staged_count_;  // [port]: a resend counted as sent again
-  std::unordered_map<uint64_t, uint64_t> rx_msgs_;  // msg id -> payload bytes received
+  // msg id -> payload bytes received: open addressing, so that a packet's look-up is one
+  // line and a message's entry allocates nothing (an all-to-all keeps hundreds per GPU).
+  struct MsgIdHash {
+    size_t operator()(uint64_t id) const { return size_t(id); }  // FlatMap mixes the bits
+  };
+  FlatMap<uint64_t, uint64_t, MsgIdHash> rx_msgs_;
   uint64_t next_msg_ = 0, next_seq_ = 0;
   Rng rng_;                         // entropy values (ECMP/spraying selectors)
   LevelStat backlog_;               // payload bytes queued in the DMA, not yet on a wire

@@ -1,5 +1,5 @@
 // FlatMap (models/core/flat_map.h) against std::unordered_map: random inserts, updates,
-// lookups and erases, including keys that collide in their home slot, so the backward
+// lookups, erases and for_each, including keys that collide in their home slot, so the backward
 // shift of erase() is exercised on wrapped probe runs.
 #include "models/core/flat_map.h"
 
@@ -60,6 +60,11 @@ void agrees_with_unordered_map(uint64_t key_range, int steps) {
           ASSERT_EQ(it->second, r->second) << "key " << q;
         }
       }
+      // for_each visits every key once, with its value (the endpoint sums its partial
+      // messages' bytes with it).
+      std::unordered_map<uint64_t, uint32_t> seen;
+      m.for_each([&](uint64_t k, uint32_t v) { ASSERT_TRUE(seen.emplace(k, v).second) << k; });
+      ASSERT_EQ(seen, ref) << "step " << s;
     }
   }
 }
