@@ -6,9 +6,9 @@
 // 72-GPU all-reduce that was ~5% of the run (docs/performance.md).
 //
 // The subset of std::unordered_map's interface the engine uses: find / end / erase(it) /
-// operator[] / count / clear / size, and for_each for order-free sums. Iterators are slot pointers (->first, ->second),
-// valid until the next insert. There is no iteration over the map: nothing may depend on
-// the order of its keys.
+// operator[] / count / clear / size. Iterators are slot pointers (->first, ->second),
+// valid until the next insert. for_each visits the keys in slot order, which depends on
+// the inserts' history: only for what does not depend on the order (a sum, a count).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -72,8 +72,7 @@ class FlatMap {
     --size_;
   }
 
-  // Calls f(key, value) for every key, in slot order: only for what does not depend on the
-  // order (a sum, a count).
+  // Calls f(key, value) for every key, in slot order (see the note at the top).
   template <typename F>
   void for_each(F f) const {
     for (const Slot& s : slots_)
