@@ -189,7 +189,8 @@ struct ProxySpan {
 struct ChainGraph {
   std::vector<uint64_t> base;                  // [rep] -> its first op
   std::vector<std::pair<int, uint32_t>> order; // (rank, op) in the walk's order
-  std::vector<uint32_t> first_target, targets; // [op] -> the recvs it delivers to
+  std::vector<uint32_t> targets;               // the recvs the ops deliver to, in that order
+  std::vector<uint32_t> target_count;          // [k]: how many of them order[k] has
   std::vector<uint16_t> queued;                // sends before it in its stream queue
   std::vector<uint32_t> queued_after;          // the send it queues behind, or kNone
   static constexpr uint32_t kNone = UINT32_MAX;
@@ -278,7 +279,6 @@ std::shared_ptr<const ChainGraph> chain_graph(const std::string& collective,
   const auto release = [&](int r, uint32_t i) {
     if (--need[base[r] + i] == 0) ready.emplace_back(r, i);
   };
-  G.first_target.assign(total + 1, 0);
   const auto deliver = [&](int src, int dst, uint64_t tag) {
     const Key k{seen_from(src, dst), cp.rep(dst), tag};
     auto it = std::lower_bound(recvs.begin(), recvs.end(), k,
@@ -288,9 +288,8 @@ std::shared_ptr<const ChainGraph> chain_graph(const std::string& collective,
     const int q = k.dst;
     release(q, uint32_t(it->second - base[q]));
   };
-  // The walk's order, and each op's targets (first_target: filled as the ops are taken,
-  // then turned into offsets by op below).
-  std::vector<uint32_t> target_count(total, 0);
+  // The walk's order, and the targets of each op as it is taken.
+  G.target_count.reserve(total);
   for (std::size_t head = 0; head < ready.size(); ++head) {
     const auto [r, i] = ready[head];
     const uint64_t g = base[r] + i;
@@ -302,7 +301,7 @@ std::shared_ptr<const ChainGraph> chain_graph(const std::string& collective,
       const int first = nvls_group_first(s, r);
       for (int q = first; q < first + nvls_group_size(s); ++q) deliver(r, q, op.tag);
     }
-    target_count[g] = uint32_t(G.targets.size() - before);
+    G.target_count.push_back(uint32_t(G.targets.size() - before));
     for (uint32_t k = first_dependent[g]; k < first_dependent[g + 1]; ++k)
       release(r, dependents[k]);
   }
@@ -310,17 +309,6 @@ std::shared_ptr<const ChainGraph> chain_graph(const std::string& collective,
     throw InternalError("schedule_cost: " + collective + "/" + algorithm +
                         " cannot complete: " + std::to_string(total - ready.size()) +
                         " ops never ready");
-  // The targets were appended in the walk's order; index them by op.
-  {
-    std::vector<uint32_t> by_op(G.targets.size());
-    for (uint64_t g = 0; g < total; ++g) G.first_target[g + 1] = G.first_target[g] + target_count[g];
-    std::size_t at = 0;
-    for (const auto& [r, i] : ready) {
-      const uint64_t g = base[r] + i;
-      for (uint32_t k = 0; k < target_count[g]; ++k) by_op[G.first_target[g] + k] = G.targets[at++];
-    }
-    G.targets = std::move(by_op);
-  }
   return graph;
 }
 
@@ -358,15 +346,19 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
     for (uint64_t g = base[r]; g < base[r + 1]; ++g)
       if (const uint32_t gp = G.queued_after[g]; gp != ChainGraph::kNone)
         queued_hold[g] = queued_hold[gp] + hold(r, cp.prog(r)[gp - base[r]].peer);
-  const auto deliver = [&](uint64_t g, double at, const Hops& hops) {
-    for (uint32_t k = G.first_target[g]; k < G.first_target[g + 1]; ++k) {
-      arrival[G.targets[k]] = at;
-      arrival_hops[G.targets[k]] = hops;
+  // The ops' targets are stored in the walk's order: the next ones are at `next_target`.
+  std::size_t next_target = 0;
+  const auto deliver = [&](std::size_t k, double at, const Hops& hops) {
+    for (uint32_t c = 0; c < G.target_count[k]; ++c) {
+      const uint32_t to = G.targets[next_target + c];
+      arrival[to] = at;
+      arrival_hops[to] = hops;
     }
   };
   double latest = 0, latest_th = 0;
   Hops latest_h{};
-  for (const auto& [r, i] : G.order) {
+  for (std::size_t k = 0; k < G.order.size(); ++k) {
+    const auto [r, i] = G.order[k];
     const uint64_t g = base[r] + i;
     const Op& op = cp.prog(r)[i];
     // t: when the op can start (the latest input); h: the hops of the chain that sets it
@@ -406,12 +398,12 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
           if (span->first_send < 0 || t < span->first_send) span->first_send = t;
           span->last_arrival = std::max(span->last_arrival, t + a);
         }
-        deliver(g, t + a, next);
+        deliver(k, t + a, next);
         break;
       }
       case OpKind::kNvlsReduce: t += nvls(r).reduce_alpha_s; break;
       case OpKind::kNvlsStore:
-        deliver(g, t + nvls(r).store_alpha_s, h);
+        deliver(k, t + nvls(r).store_alpha_s, h);
         break;
       default: break;
     }
@@ -422,6 +414,7 @@ double chain_latency_s(const std::string& collective, const std::string& algorit
       latest_th = t;
     }
     latest = std::max(latest, t);
+    next_target += G.target_count[k];
   }
   if (latest_hops) *latest_hops = latest_h;
   return latest;

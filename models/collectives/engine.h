@@ -137,9 +137,6 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   // The matching tables on the message path: no allocation per message (flat_map.h).
   template <typename V>
   using MatchTable = FlatMap<MatchKey, V, MatchHash>;
-  struct IdHash {  // FlatMap mixes the bits itself
-    size_t operator()(uint64_t id) const { return size_t(id); }
-  };
 
   // One sender's connection to a reader (on one stream and channel): slots in use, sends
   // waiting.
@@ -243,7 +240,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   uint32_t elem_bytes_;
   coll::Schedule sched_;
   std::vector<RankState> st_;
-  FlatMap<uint64_t, std::pair<int, uint32_t>, IdHash> send_of_msg_;  // msg id -> (rank, op)
+  FlatMap<uint64_t, std::pair<int, uint32_t>, IdentityHash> send_of_msg_;  // msg id -> (rank, op)
   MatchMap<std::vector<double>> in_flight_data_;  // functional mode: message contents
   std::vector<std::vector<double>> data_;
   std::function<void()> on_done_;

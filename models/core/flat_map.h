@@ -17,6 +17,12 @@
 
 namespace fabricsim {
 
+// The hash of an integer key that is already well spread or sequential (message ids):
+// the key itself, since FlatMap mixes the bits (Fibonacci hashing, home()).
+struct IdentityHash {
+  size_t operator()(uint64_t k) const { return size_t(k); }
+};
+
 template <typename K, typename V, typename Hash>
 class FlatMap {
  public:

@@ -219,10 +219,12 @@ Packet* Endpoint::cut(Queue& q, int port) {
   // first_uncut (every message is queued at the back and leaves from the front, so the
   // position is the order of the messages' ids); none served yet: from the oldest.
   const uint64_t last = rr_last_[port];
-  const size_t start =
-      last == kNoneServed || last + 1 < q.retired
-          ? (last == kNoneServed ? q.msgs.size() : q.first_uncut)
-          : std::min(q.msgs.size(), std::max(q.first_uncut, size_t(last + 1 - q.retired)));
+  size_t start = q.msgs.size();  // none served yet: only the second loop, from the oldest
+  if (last != kNoneServed) {
+    // (The message served last may have left the queue: then the turn is first_uncut's.)
+    const uint64_t after = last + 1 > q.retired ? last + 1 - q.retired : 0;
+    start = std::max(q.first_uncut, size_t(after));
+  }
   for (size_t k = start; k < q.msgs.size(); ++k)
     if (Packet* p = cut_from(q, k, port, true)) {
       rr_last_[port] = q.retired + k;

@@ -230,10 +230,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   std::vector<uint8_t> staged_count_;  // [port]: a resend counted as sent again
   // msg id -> payload bytes received: open addressing, so that a packet's look-up is one
   // line and a message's entry allocates nothing (an all-to-all keeps hundreds per GPU).
-  struct MsgIdHash {
-    size_t operator()(uint64_t id) const { return size_t(id); }  // FlatMap mixes the bits
-  };
-  FlatMap<uint64_t, uint64_t, MsgIdHash> rx_msgs_;
+  FlatMap<uint64_t, uint64_t, IdentityHash> rx_msgs_;
   uint64_t next_msg_ = 0, next_seq_ = 0;
   Rng rng_;                         // entropy values (ECMP/spraying selectors)
   LevelStat backlog_;               // payload bytes queued in the DMA, not yet on a wire
