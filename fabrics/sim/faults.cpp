@@ -719,8 +719,8 @@ void FaultManager::lost(const Port& at, LossRecovery recovery, Packet* p, LossCa
         ++f.packets;
         f.first_ps = std::min(f.first_ps, now);
         f.last_ps = std::max(f.last_ps, now);
-        f.first_sent_ps = std::min(f.first_sent_ps, p->tx_ps);
-        f.last_sent_ps = std::max(f.last_sent_ps, p->tx_ps);
+        f.first_sent_ps = std::min(f.first_sent_ps, p->tr().tx_ps);
+        f.last_sent_ps = std::max(f.last_sent_ps, p->tr().tx_ps);
       }
     }
     PacketPool::global().release(p);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <type_traits>
 #include <vector>
 
 
@@ -80,11 +81,49 @@ inline bool is_nvls_switch_bound(PacketKind k) {
 
 class PacketPool;
 
+// The scale-out transport's fields of a packet (sequence numbers, acknowledgements,
+// echoes), which only NICs and Ethernet switch features touch: one cache line, kept
+// beside the packet only in runs that have such devices (PacketPool::enable_transport).
+// Not initialised by PacketPool::acquire() (they keep a recycled packet's values, so that
+// the many packets that never meet a NIC cost no stores): whoever starts using them on a
+// packet calls Packet::clear_transport() first.
+struct alignas(64) PacketTransport {
+  uint64_t tx_ps;          // data: when the NIC put this copy on the wire
+  uint64_t echo_tx_ps;     // ack/NACK: tx_ps of the data packet that triggered it
+  uint64_t sack_bits;      // ack: bit i set = PSN sack_base + i received
+  uint32_t psn;            // data: sequence number in its connection; NACK: the PSN
+                           // to send again
+  uint32_t ack_psn;        // ack/NACK: cumulative, every PSN below it was received;
+                           // kCreditReq: the credit (bytes) the sender holds
+  uint32_t sack_base;      // ack: PSN of sack_bits bit 0
+  uint32_t echo_psn;       // ack: the data PSN that triggered it
+  uint32_t credit_bytes;   // kCredit: bytes the sender may send; data, kCreditReq:
+                           // bytes of backlog the sender still has (credit request)
+  uint16_t echo_entropy;   // ack/NACK: entropy of the data packet that triggered it
+  uint16_t pause_quanta;   // kPause: 512-bit times to pause (0 = resume)
+  uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it
+  uint8_t pend;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
+  uint8_t retransmits;     // data: times this PSN was sent before (0: first copy)
+  uint32_t via;            // kVia: the intermediate group a routing feature chose
+
+  void clear() {
+    tx_ps = echo_tx_ps = sack_bits = 0;
+    psn = ack_psn = sack_base = echo_psn = credit_bytes = 0;
+    echo_entropy = pause_quanta = 0;
+    echo_flags = pend = retransmits = 0;
+    via = 0;
+  }
+};
+static_assert(sizeof(PacketTransport) == 64, "PacketTransport: one cache line");
+
 // Layout: the fields every hop reads or writes (ports, switch routing, credits) fill the
 // first 64-byte cache line; the message identity for the endpoints and NVLS requests the
-// second; the scale-out transport's fields (sequence numbers, acknowledgements, echoes)
-// the third, which only NICs and Ethernet switch features touch. A large fabric keeps ~10^5-10^6 packets in flight, far more than the caches
-// hold, so a hop's cost is mostly the cache lines of its packet (docs/performance.md).
+// second. The scale-out transport's line (PacketTransport) is not a member: in a run with
+// NICs or Ethernet switch features the pool places it right after each packet (a stride of
+// three lines), elsewhere packets are two lines apart and have none. A large fabric keeps
+// ~10^5-10^6 packets in flight, far more than the caches hold, so a hop's cost is mostly
+// the cache lines of its packet, and the memory they take is most of the run's
+// (docs/performance.md).
 class alignas(64) Packet {
  public:
   // --- per-hop state (rewritten by every port that sends it) ---
@@ -129,42 +168,23 @@ class alignas(64) Packet {
   uint32_t req_bytes = 0;          // payload bytes requested
   uint32_t req_packet_payload = 0; // payload per packet of the response
   uint32_t ctx = 0;                // the switch's reduction context (kNvlsRead/kNvlsResp)
-  // --- third cache line: the scale-out transport (models/nic/) ---
-  // Not initialised by PacketPool::acquire() (they keep a recycled packet's values, so
-  // that the many packets that never meet a NIC cost no stores): whoever starts using
-  // them on a packet calls clear_transport() first.
-  uint64_t tx_ps;          // data: when the NIC put this copy on the wire
-  uint64_t echo_tx_ps;     // ack/NACK: tx_ps of the data packet that triggered it
-  uint64_t sack_bits;      // ack: bit i set = PSN sack_base + i received
-  uint32_t psn;            // data: sequence number in its connection; NACK: the PSN
-                           // to send again
-  uint32_t ack_psn;        // ack/NACK: cumulative, every PSN below it was received;
-                           // kCreditReq: the credit (bytes) the sender holds
-  uint32_t sack_base;      // ack: PSN of sack_bits bit 0
-  uint32_t echo_psn;       // ack: the data PSN that triggered it
-  uint32_t credit_bytes;   // kCredit: bytes the sender may send; data, kCreditReq:
-                           // bytes of backlog the sender still has (credit request)
-  uint16_t echo_entropy;   // ack/NACK: entropy of the data packet that triggered it
-  uint16_t pause_quanta;   // kPause: 512-bit times to pause (0 = resume)
-  uint8_t echo_flags;      // ack/NACK: flags of the data packet that triggered it
-  uint8_t pend;            // ack: receiver penalty (NSCC: cwnd -= newly x pend >> 7)
-  uint8_t retransmits;     // data: times this PSN was sent before (0: first copy)
-  uint32_t via;            // kVia: the intermediate group a routing feature chose
 
-  // Zeroes the third cache line's fields.
-  void clear_transport() {
-    tx_ps = echo_tx_ps = sack_bits = 0;
-    psn = ack_psn = sack_base = echo_psn = credit_bytes = 0;
-    echo_entropy = pause_quanta = 0;
-    echo_flags = pend = retransmits = 0;
-    via = 0;
-  }
+  // The transport line: the one the pool keeps right after this packet, or a
+  // PacketWithTransport's own. Only where transport lines exist
+  // (PacketPool::transport_enabled(); checked: anything else would be the next packet's
+  // first line).
+  PacketTransport& tr() { return *transport_line(this); }
+  const PacketTransport& tr() const { return *transport_line(const_cast<Packet*>(this)); }
+  // Zeroes the transport line's fields.
+  void clear_transport() { tr().clear(); }
 
   uint32_t last_packet_payload() const {
     uint32_t rem = payload_bytes - (npackets - 1) * packet_payload;
     return rem;
   }
 
+ private:
+  static PacketTransport* transport_line(Packet* p);
 };
 
 // Packet::next_due_delta's value when the next arrival's due time is not this one's plus
@@ -172,17 +192,52 @@ class alignas(64) Packet {
 // that packet.
 constexpr uint32_t kFarDue = UINT32_MAX;
 
-static_assert(sizeof(Packet) == 192, "Packet: three cache lines (see the layout note)");
+static_assert(sizeof(Packet) == 128, "Packet: two cache lines (see the layout note)");
 static_assert(offsetof(Packet, queue_next) + sizeof(Packet*) <= 64,
               "Packet: the per-hop fields fill the first cache line");
+static_assert(std::is_trivially_destructible_v<Packet>,
+              "Packet: the pool's slabs are raw memory, never destroyed packet by packet");
+
+// A packet with its transport line inline: the copies a transport keeps (its
+// retransmission buffer, a NIC's message prototype) and packets of tests. Assigning it to
+// or from a pool packet copies both parts (assign, copy_to); a plain Packet assignment
+// would copy the first two lines only.
+struct PacketWithTransport : Packet {
+  PacketTransport transport;
+
+  PacketWithTransport() : transport() {}
+  void assign(const Packet& p) {
+    static_cast<Packet&>(*this) = p;
+    transport = p.tr();
+  }
+  void copy_to(Packet* p) const {
+    *p = static_cast<const Packet&>(*this);
+    p->tr() = transport;
+  }
+};
+static_assert(sizeof(PacketWithTransport) == sizeof(Packet) + sizeof(PacketTransport),
+              "PacketWithTransport: its transport line right after the packet, where "
+              "Packet::tr() looks");
 
 // Packets are preallocated in slabs and recycled: no heap allocation per packet in steady
 // state. The pool counts outstanding packets; tests assert it is zero when a run ends.
+// Each packet has a transport line right after it once enable_transport() was called,
+// which the models that use those fields (NICs, their transports, Ethernet switch
+// features) do when they are built, before the first packet exists. Elsewhere a packet
+// takes two lines instead of three: on a 576-GPU all-to-all, whose ~3.6M packets in
+// flight are half of the run's memory, that is 220 MiB less to fault in and zero
+// (docs/performance.md).
 class PacketPool {
  public:
   PacketPool() = default;
   PacketPool(const PacketPool&) = delete;
   PacketPool& operator=(const PacketPool&) = delete;
+  ~PacketPool();
+
+  // Gives every packet a transport line from now on. Throws std::logic_error if packets
+  // without one exist already (a model enabled it after the simulation started).
+  void enable_transport();
+  static bool transport_enabled() { return transport_; }
 
   Packet* acquire() {
     if (free_.empty()) grow();
@@ -199,8 +254,8 @@ class PacketPool {
       __builtin_prefetch(q, 1);
       __builtin_prefetch(q + 64, 1);
     }
-    // Default-initialised in place: the first two cache lines take their initialisers,
-    // the transport line keeps its recycled values (clear_transport()).
+    // Default-initialised in place: its two cache lines take their initialisers; a
+    // transport line keeps its recycled values (clear_transport()).
     p = new (p) Packet;
     ++outstanding_;
     ++acquired_;
@@ -221,10 +276,18 @@ class PacketPool {
   static constexpr size_t kSlab = 4096;
   static constexpr size_t kAhead = 4;  // acquires between a packet's prefetch and its use
   void grow();
-  std::vector<std::unique_ptr<Packet[]>> slabs_;
+  static inline bool transport_ = false;  // one pool per process (global())
+  std::vector<void*> slabs_;  // raw, 64-byte aligned: kSlab packets each
   std::vector<Packet*> free_;  // last released (or newest slab's last packet) on top
   uint64_t outstanding_ = 0;
   uint64_t acquired_ = 0;
 };
+
+[[noreturn]] void transport_line_missing();
+
+inline PacketTransport* Packet::transport_line(Packet* p) {
+  if (__builtin_expect(!PacketPool::transport_enabled(), 0)) transport_line_missing();
+  return reinterpret_cast<PacketTransport*>(reinterpret_cast<char*>(p) + sizeof(Packet));
+}
 
 }  // namespace fabricsim

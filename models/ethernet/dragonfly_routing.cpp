@@ -17,6 +17,7 @@
 // router q / h's global port hosts + routers - 1 + q % h; the local link from router r to s
 // is port hosts + (s < r ? s : s - 1). Random intermediate groups from Rng(seed,
 // "<router>.valiant").
+#include "models/core/packet.h"
 #include "models/core/rng.h"
 #include "models/switch/feature.h"
 #include "models/switch/switch_kind.h"
@@ -33,7 +34,9 @@ struct DragonflyParams {
 class DragonflyRouting final : public SwitchFeature {
  public:
   explicit DragonflyRouting(const DragonflyParams& p)
-      : p_(p), valiant_(p.routing == "valiant"), ugal_(p.routing == "ugal") {}
+      : p_(p), valiant_(p.routing == "valiant"), ugal_(p.routing == "ugal") {
+    PacketPool::global().enable_transport();  // Valiant's intermediate group: tr().via
+  }
 
   const char* name() const override { return "dragonfly"; }
   unsigned hooks() const override { return kRoute; }
@@ -68,15 +71,15 @@ class DragonflyRouting final : public SwitchFeature {
         ++(take ? n_valiant_ : n_minimal_);
         if (take) {
           p.flags |= kVia;
-          p.via = uint32_t(ig);
+          p.tr().via = uint32_t(ig);
         }
       }
     }
     if (p.flags & kVia) {
-      if (int(p.via) == G_)
+      if (int(p.tr().via) == G_)
         p.flags &= uint8_t(~kVia);  // in the intermediate group: minimal from here
       else
-        return toward_group(int(p.via), p);
+        return toward_group(int(p.tr().via), p);
     }
     if (dg == G_) return -1;  // inside the group: the frame's shortest paths
     (void)in;

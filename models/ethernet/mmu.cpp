@@ -1,5 +1,6 @@
 #include "models/ethernet/mmu.h"
 
+#include "models/core/packet.h"
 #include "models/core/units.h"
 #include "models/link/link_type.h"
 #include "models/switch/switch_params.h"
@@ -21,7 +22,9 @@ const char* verdict_name(SharedBuffer::Verdict v) {
 }  // namespace
 
 EthernetMmu::EthernetMmu(const EthernetMmuParams& p)
-    : p_(p), buffer_(p.buffer_bytes, p.dt_alpha, p.queue_limit_bytes) {}
+    : p_(p), buffer_(p.buffer_bytes, p.dt_alpha, p.queue_limit_bytes) {
+  PacketPool::global().enable_transport();  // PFC pause frames carry pause_quanta
+}
 
 void EthernetMmu::attached() {
   const int n = frame().ports();
@@ -38,7 +41,7 @@ void EthernetMmu::attached() {
 // A link partner's pause frame: this switch's transmitter on `in` stops that priority. (The
 // output-queued frame's ports are credit-free: nothing to release.)
 void EthernetMmu::arrive(int in, Packet* p) {
-  frame().pause_port(in, p->tc, frame().now() + pause_ps(in, p->pause_quanta));
+  frame().pause_port(in, p->tc, frame().now() + pause_ps(in, p->tr().pause_quanta));
   PacketPool::global().release(p);
 }
 
@@ -53,7 +56,7 @@ void EthernetMmu::send_pause(int port, uint8_t prio, uint16_t quanta) {
   f->kind = PacketKind::kPause;
   f->tc = prio;
   f->flags = kUrgent;
-  f->pause_quanta = quanta;
+  f->tr().pause_quanta = quanta;
   f->npackets = 1;
   f->route_port = port;
   frame().emit(port, f);

@@ -17,6 +17,7 @@ Nic::Nic(sc_core::sc_module_name n, std::string display_name, const NicParams& p
       host_payload_(size_t(p.host_ports), 0),
       host_q_(size_t(p.host_ports)),
       host_q_bytes_(size_t(p.host_ports), 0) {
+  PacketPool::global().enable_transport();  // tx_ps, pause frames, its transport's fields
   for (int i : used_ports) {
     FABRICSIM_ASSERT(i >= 0 && i <= net_ && !ports_[size_t(i)],
                      display_name_ + ": bad used port list");
@@ -208,9 +209,9 @@ Packet* Nic::acquire() {
   return p;
 }
 
-Packet* Nic::recreate(const Packet& copy) {
+Packet* Nic::recreate(const PacketWithTransport& copy) {
   Packet* p = PacketPool::global().acquire();
-  *p = copy;
+  copy.copy_to(p);
   p->head_ps = p->tail_ps = now();
   p->route_port = -1;
   emitted_ += p->payload_bytes;
@@ -220,7 +221,7 @@ Packet* Nic::recreate(const Packet& copy) {
 void Nic::net_arrive(Packet* p) {
   if (p->kind == PacketKind::kPause) {
     // One quantum is 512 bit times at the link's rate.
-    const uint64_t ps = transfer_ps(uint64_t(p->pause_quanta) * 64, line_rate_bps());
+    const uint64_t ps = transfer_ps(uint64_t(p->tr().pause_quanta) * 64, line_rate_bps());
     ports_[size_t(net_)]->pause(p->tc, now() + ps);
     PacketPool::global().release(p);
     return;
@@ -266,7 +267,7 @@ void Nic::tx_pop(int port, Packet* p) {
   FABRICSIM_ASSERT(p == staged_, display_name_ + ": popped a packet that was not offered");
   staged_ = nullptr;
   ++data_sent_;
-  p->tx_ps = now();
+  p->tr().tx_ps = now();
   transport_->sent(p);
 }
 

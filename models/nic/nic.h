@@ -86,7 +86,7 @@ class Nic : public sc_core::sc_module,
   void absorb(Packet* p) override;
   void send_control(Packet* p) override;
   Packet* acquire() override;
-  Packet* recreate(const Packet& copy) override;
+  Packet* recreate(const PacketWithTransport& copy) override;
   void first_sent(uint32_t payload_bytes) override;
   void kick() override { ports_[size_t(net_)]->kick(); }
   void wake_at(uint64_t t_ps) override { Scheduler::instance().set(timer_, t_ps); }

@@ -46,7 +46,7 @@ class NicServices {
   // A new control packet from the pool, fields zeroed (transport line included).
   virtual Packet* acquire() = 0;
   // A retransmission: a pool packet copied from `copy`; its payload enters the fabric again.
-  virtual Packet* recreate(const Packet& copy) = 0;
+  virtual Packet* recreate(const PacketWithTransport& copy) = 0;
   // A data packet went on the wire for the first time: its payload leaves the send buffer.
   virtual void first_sent(uint32_t payload_bytes) = 0;
   // Data may be sendable now (an ack opened the window, new data arrived).
@@ -58,6 +58,8 @@ class NicServices {
 
 class Transport {
  public:
+  // Its packets carry PSNs, acknowledgements and echoes in their transport lines.
+  Transport() { PacketPool::global().enable_transport(); }
   virtual ~Transport() = default;
   // A new data packet (one MTU or less) for endpoint `dst`, in message order.
   virtual void enqueue(uint32_t dst, Packet* p) = 0;

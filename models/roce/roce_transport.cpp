@@ -61,17 +61,17 @@ Packet* RoceTransport::next(uint64_t* retry_at) {
     Packet* p;
     if (q.snd_nxt < q.next_new) {  // go-back-N replay from the copies
       TxEntry& e = q.win.at(q.snd_nxt - q.snd_una);
-      ++e.copy.retransmits;
+      ++e.copy.tr().retransmits;
       p = nic_.recreate(e.copy);
       p->flags = uint8_t(p->flags & ~(kCe | kUrgent));
       ++(q.replay == Cause::kNack ? n_.rtx_nack : n_.rtx_timeout);
     } else {
       p = q.newq.pop();
-      p->psn = q.next_new++;
+      p->tr().psn = q.next_new++;
       p->entropy = q.entropy;
       if (q.newq.empty()) p->flags |= kAckReq;
       TxEntry e;
-      e.copy = *p;
+      e.copy.assign(*p);
       q.win.push(e);
       ++n_.sent_new;
     }
@@ -88,11 +88,11 @@ Packet* RoceTransport::next(uint64_t* retry_at) {
 void RoceTransport::sent(Packet* p) {
   Qp& q = *qps_.at(p->dst);
   const uint64_t now = nic_.now();
-  FABRICSIM_ASSERT(p->psn >= q.snd_una && p->psn < q.next_new,
+  FABRICSIM_ASSERT(p->tr().psn >= q.snd_una && p->tr().psn < q.next_new,
                    nic_.name() + ": sent a packet outside its window");
-  TxEntry& e = q.win.at(p->psn - q.snd_una);
+  TxEntry& e = q.win.at(p->tr().psn - q.snd_una);
   e.order = ++q.order;
-  if (p->retransmits == 0) nic_.first_sent(p->payload_bytes);
+  if (p->tr().retransmits == 0) nic_.first_sent(p->payload_bytes);
   const uint64_t wire = p->payload_bytes + p_.wire_overhead_bytes;
   if (q.cc) {
     q.cc->on_sent(wire, now);
@@ -103,7 +103,7 @@ void RoceTransport::sent(Packet* p) {
     ++q.rate_samples;
   }
   const bool was_empty = rto_.empty();
-  rto_.push(Rto{now + nic_.params().rto_ps, q.dst, p->psn, e.order});
+  rto_.push(Rto{now + nic_.params().rto_ps, q.dst, p->tr().psn, e.order});
   if (was_empty) nic_.wake_at(rto_.front().at_ps);
 }
 
@@ -134,8 +134,8 @@ void RoceTransport::control(Packet* d, PacketKind kind, uint32_t psn) {
   a->dst = d->src;
   a->tc = d->tc;
   a->entropy = d->entropy;
-  a->ack_psn = psn;
-  a->psn = psn;
+  a->tr().ack_psn = psn;
+  a->tr().psn = psn;
   nic_.send_control(a);
 }
 
@@ -148,7 +148,7 @@ void RoceTransport::on_data(Packet* p) {
     control(p, PacketKind::kCnp, 0);
     ++n_.cnps_sent;
   }
-  if (p->psn > r.epsn) {  // a gap: discarded; go back to the expected PSN
+  if (p->tr().psn > r.epsn) {  // a gap: discarded; go back to the expected PSN
     ++n_.out_of_order;
     if (!r.nacked) {
       r.nacked = true;
@@ -158,7 +158,7 @@ void RoceTransport::on_data(Packet* p) {
     nic_.absorb(p);
     return;
   }
-  if (p->psn < r.epsn) {  // a duplicate of what arrived: acknowledge again
+  if (p->tr().psn < r.epsn) {  // a duplicate of what arrived: acknowledge again
     ++n_.duplicates;
     control(p, PacketKind::kXportAck, r.epsn);
     ++n_.acks_sent;
@@ -183,14 +183,14 @@ void RoceTransport::receive(Packet* p) {
     case PacketKind::kXportAck: {
       ++n_.acks_received;
       Qp& q = qp(p->src);
-      acked_below(q, p->ack_psn);
+      acked_below(q, p->tr().ack_psn);
       if (has_work(q)) list(q);
       break;
     }
     case PacketKind::kXportNack: {
       ++n_.nacks_received;
       Qp& q = qp(p->src);
-      if (p->ack_psn >= q.snd_una && p->ack_psn < q.snd_nxt) rewind(q, p->ack_psn, Cause::kNack);
+      if (p->tr().ack_psn >= q.snd_una && p->tr().ack_psn < q.snd_nxt) rewind(q, p->tr().ack_psn, Cause::kNack);
       break;
     }
     case PacketKind::kCnp: {

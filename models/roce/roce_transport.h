@@ -57,7 +57,7 @@ class RoceTransport final : public Transport {
  private:
   enum class Cause : uint8_t { kNack, kTimeout };
   struct TxEntry {
-    Packet copy;
+    PacketWithTransport copy;
     uint64_t order = 0;  // transmission order of its latest copy
   };
   struct Qp {

@@ -113,10 +113,10 @@ Packet* UecTransport::produce(Conn& c) {
     c.rtx.pop();
     e->lost = false;
     c.rtx_bytes -= e->copy.payload_bytes;
-    ++e->copy.retransmits;
+    ++e->copy.tr().retransmits;
     Packet* p = nic_.recreate(e->copy);
     // The credit request it carries is the backlog now (its first copy's is stale).
-    p->credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
+    p->tr().credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
     p->entropy = c.ev.next(now);
     e->copy.entropy = p->entropy;  // the latest copy's path (a loss blames it)
     p->flags = uint8_t((p->flags & ~(kCe | kTrimmed | kUrgent)) | kAckReq);
@@ -144,11 +144,11 @@ Packet* UecTransport::produce(Conn& c) {
   if (c.queued_bytes < nic_.params().ack_bytes ||
       c.inflight + p->payload_bytes + c.newq.front()->payload_bytes > window(c))
     p->flags |= kAckReq;
-  p->psn = c.next_psn++;
+  p->tr().psn = c.next_psn++;
   p->entropy = c.ev.next(now);
-  p->credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
+  p->tr().credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
   TxEntry e;
-  e.copy = *p;
+  e.copy.assign(*p);
   c.win.push(e);
   c.inflight += p->payload_bytes;
   if (p_.cc == "rccc") c.credit -= std::min<uint64_t>(c.credit, p->payload_bytes);
@@ -158,13 +158,13 @@ Packet* UecTransport::produce(Conn& c) {
 
 void UecTransport::sent(Packet* p) {
   Conn& c = *conns_.at(p->dst);
-  TxEntry* e = entry(c, p->psn);
+  TxEntry* e = entry(c, p->tr().psn);
   FABRICSIM_ASSERT(e, nic_.name() + ": sent a packet outside its window");
   e->order = ++c.order;
-  e->copy.tx_ps = p->tx_ps;
-  if (p->retransmits == 0) nic_.first_sent(p->payload_bytes);
+  e->copy.tr().tx_ps = p->tr().tx_ps;
+  if (p->tr().retransmits == 0) nic_.first_sent(p->payload_bytes);
   const bool was_empty = rto_.empty();
-  rto_.push(Rto{p->tx_ps + nic_.params().rto_ps, c.dst, p->psn, e->order});
+  rto_.push(Rto{p->tr().tx_ps + nic_.params().rto_ps, c.dst, p->tr().psn, e->order});
   if (was_empty) nic_.wake_at(rto_.front().at_ps);
 }
 
@@ -184,7 +184,7 @@ void UecTransport::declare_lost(Conn& c, TxEntry& e, Cause why) {
   if (p_.cc == "rccc" && why != Cause::kTrim) c.credit += e.copy.payload_bytes;
   c.inflight -= e.copy.payload_bytes;
   c.rtx_bytes += e.copy.payload_bytes;
-  c.rtx.push(e.copy.psn);
+  c.rtx.push(e.copy.tr().psn);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -209,17 +209,17 @@ void UecTransport::send_ack(Packet* d, RxConn& r, bool nack) {
   a->dst = d->src;
   a->tc = d->tc;
   a->entropy = d->entropy;
-  a->psn = d->psn;
-  a->ack_psn = r.w.cum();
-  a->sack_base = d->psn < r.w.cum() + 64 ? r.w.cum() : d->psn - 63;
-  a->sack_bits = r.w.bits(a->sack_base);
-  a->echo_psn = d->psn;
-  a->echo_tx_ps = d->tx_ps;
-  a->echo_entropy = d->entropy;
-  a->echo_flags = d->flags;
-  a->retransmits = d->retransmits;
+  a->tr().psn = d->tr().psn;
+  a->tr().ack_psn = r.w.cum();
+  a->tr().sack_base = d->tr().psn < r.w.cum() + 64 ? r.w.cum() : d->tr().psn - 63;
+  a->tr().sack_bits = r.w.bits(a->tr().sack_base);
+  a->tr().echo_psn = d->tr().psn;
+  a->tr().echo_tx_ps = d->tr().tx_ps;
+  a->tr().echo_entropy = d->entropy;
+  a->tr().echo_flags = d->flags;
+  a->tr().retransmits = d->tr().retransmits;
   if (p_.receiver_penalty && nic_.host_backlog(d->dst) > p_.penalty_backlog_bytes) {
-    a->pend = p_.receiver_penalty;
+    a->tr().pend = p_.receiver_penalty;
     ++n_.penalties_sent;
   }
   r.unacked = 0;
@@ -241,11 +241,11 @@ void UecTransport::on_data(Packet* p) {
     const uint64_t used =
         trimmed ? std::min<uint64_t>(nic_.params().mss(), p->msg_bytes - p->offset)
                 : p->payload_bytes;
-    r.backlog = p->credit_bytes;
+    r.backlog = p->tr().credit_bytes;
     r.granted -= std::min<uint64_t>(r.granted, used);
     if (trimmed)
       r.resend += used;
-    else if (p->retransmits)
+    else if (p->tr().retransmits)
       r.resend -= std::min<uint64_t>(r.resend, p->payload_bytes);
     if (demand(r) > r.granted && !r.in_credit_list) {
       r.in_credit_list = true;
@@ -262,7 +262,7 @@ void UecTransport::on_data(Packet* p) {
   const bool first = !r.any;
   r.any = true;
   const uint32_t held_before = r.w.held();
-  if (!r.w.receive(p->psn)) {  // a duplicate: the sender is unsure, tell it at once
+  if (!r.w.receive(p->tr().psn)) {  // a duplicate: the sender is unsure, tell it at once
     ++n_.duplicates;
     send_ack(p, r, false);
     nic_.absorb(p);
@@ -288,7 +288,7 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
   e->acked = true;
   // reps_recycle: acked: every first copy an ack newly covers came back unmarked (the
   // receiver acks a marked packet at once, as the echo), so its entropy is recycled too.
-  if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.retransmits == 0 && !e->lost)
+  if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.tr().retransmits == 0 && !e->lost)
     c.ev.on_ack(e->copy.entropy, false, nic_.now());
   if (!e->lost)
     c.inflight -= e->copy.payload_bytes;
@@ -302,9 +302,9 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
 // acknowledged and frees the window's acknowledged prefix; returns the bytes newly acked.
 uint64_t UecTransport::ack_state(Conn& c, const Packet& a) {
   uint64_t newly = 0;
-  for (uint32_t psn = c.base_psn; psn < a.ack_psn && psn < c.next_psn; ++psn) acked(c, psn, newly);
-  for (uint64_t bits = a.sack_bits; bits; bits &= bits - 1)
-    acked(c, a.sack_base + uint32_t(__builtin_ctzll(bits)), newly);
+  for (uint32_t psn = c.base_psn; psn < a.tr().ack_psn && psn < c.next_psn; ++psn) acked(c, psn, newly);
+  for (uint64_t bits = a.tr().sack_bits; bits; bits &= bits - 1)
+    acked(c, a.tr().sack_base + uint32_t(__builtin_ctzll(bits)), newly);
   while (!c.win.empty() && c.win.front().acked) {
     c.win.pop();
     ++c.base_psn;
@@ -316,22 +316,22 @@ void UecTransport::on_ack(Packet* a) {
   const uint64_t now = nic_.now();
   ++n_.acks_received;
   Conn& c = conn(a->src);
-  echo_psn_ = a->echo_psn;
+  echo_psn_ = a->tr().echo_psn;
   const uint64_t newly = ack_state(c, *a);
   echo_psn_ = UINT32_MAX;
-  const bool ecn = a->echo_flags & kCe;
+  const bool ecn = a->tr().echo_flags & kCe;
   if (ecn) ++n_.ecn_echoes;
   // The RTT of the packet that triggered the ack (every copy carries its own send time).
-  const uint64_t rtt = a->echo_tx_ps && now > a->echo_tx_ps ? now - a->echo_tx_ps : 0;
+  const uint64_t rtt = a->tr().echo_tx_ps && now > a->tr().echo_tx_ps ? now - a->tr().echo_tx_ps : 0;
   if (c.cc) {
-    c.cc->on_ack(now, newly, rtt, ecn, a->pend, c.inflight);
+    c.cc->on_ack(now, newly, rtt, ecn, a->tr().pend, c.inflight);
     const uint64_t w = c.cc->cwnd();
     c.cwnd_min = std::min(c.cwnd_min, w);
     c.cwnd_max = std::max(c.cwnd_max, w);
     c.cwnd_sum += w;
     ++c.cwnd_samples;
   }
-  c.ev.on_ack(a->echo_entropy, ecn, now);
+  c.ev.on_ack(a->tr().echo_entropy, ecn, now);
   // SACK gaps: a packet is lost once enough packets sent after it have arrived: the larger
   // of reorder_threshold and 1.5 windows of packets (sprayed packets overtake each other by
   // up to a window; htsim's SLEEK uses the same 1.5 x cwnd). First copies are in PSN order,
@@ -342,7 +342,7 @@ void UecTransport::on_ack(Packet* a) {
     TxEntry& e = c.win.at(i);
     if (e.acked || e.lost) continue;
     if (e.order + thr > c.max_acked_order) {
-      if (e.copy.retransmits == 0) break;
+      if (e.copy.tr().retransmits == 0) break;
       continue;
     }
     declare_lost(c, e, Cause::kGap);
@@ -357,8 +357,8 @@ void UecTransport::on_nack(Packet* a) {
   // A NACK carries the receiver's ack state too (nothing else may come for a while).
   const uint64_t newly = ack_state(c, *a);
   if (newly && c.cc) c.cc->on_ack(nic_.now(), newly, 0, false, 0, c.inflight);
-  TxEntry* e = entry(c, a->psn);
-  if (e && !e->acked && !e->lost && e->copy.retransmits == a->retransmits) {
+  TxEntry* e = entry(c, a->tr().psn);
+  if (e && !e->acked && !e->lost && e->copy.tr().retransmits == a->tr().retransmits) {
     const uint64_t bytes = e->copy.payload_bytes;
     declare_lost(c, *e, Cause::kTrim);
     if (c.cc) c.cc->on_nack(nic_.now(), bytes, c.inflight);
@@ -426,7 +426,7 @@ void UecTransport::grant_credit() {
     c->kind = PacketKind::kCredit;
     c->src = r.local;  // from our endpoint back to the sender's
     c->dst = src;
-    c->credit_bytes = uint32_t(chunk);
+    c->tr().credit_bytes = uint32_t(chunk);
     c->tc = uint8_t(nic_.params().traffic_class);
     ++n_.credits_sent;
     n_.credit_bytes_granted += chunk;
@@ -446,7 +446,7 @@ void UecTransport::grant_credit() {
 
 void UecTransport::on_credit(Packet* a) {
   Conn& c = conn(a->src);  // the granting endpoint
-  c.credit += a->credit_bytes;
+  c.credit += a->tr().credit_bytes;
   c.requested = false;
   PacketPool::global().release(a);
   if (!c.newq.empty() || !c.rtx.empty()) list(c);
@@ -465,8 +465,8 @@ void UecTransport::request_credit(Conn& c, uint32_t src) {
   q->kind = PacketKind::kCreditReq;
   q->src = src;
   q->dst = c.dst;
-  q->credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
-  q->ack_psn = uint32_t(std::min<uint64_t>(c.credit, UINT32_MAX));
+  q->tr().credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
+  q->tr().ack_psn = uint32_t(std::min<uint64_t>(c.credit, UINT32_MAX));
   q->tc = uint8_t(nic_.params().traffic_class);
   ++n_.credit_requests_sent;
   nic_.send_control(q);
@@ -482,8 +482,8 @@ void UecTransport::on_credit_request(Packet* q) {
   const uint32_t src = q->src;
   RxConn& r = rx(src);
   r.local = q->dst;
-  r.backlog = q->credit_bytes;
-  r.granted = std::min<uint64_t>(r.granted, q->ack_psn);
+  r.backlog = q->tr().credit_bytes;
+  r.granted = std::min<uint64_t>(r.granted, q->tr().ack_psn);
   PacketPool::global().release(q);
   if (demand(r) > r.granted && !r.in_credit_list) {
     r.in_credit_list = true;

@@ -92,7 +92,7 @@ class UecTransport final : public Transport {
  private:
   enum class Cause : uint8_t { kNone, kTrim, kGap, kTimeout };
   struct TxEntry {
-    Packet copy;         // identity, payload, PSN; retransmits counts its copies
+    PacketWithTransport copy;  // identity, payload, PSN; retransmits counts its copies
     uint64_t order = 0;  // transmission order of its latest copy in the connection
     bool acked = false;
     bool lost = false;   // waiting in rtx (not counted in flight)

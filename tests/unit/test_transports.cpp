@@ -31,7 +31,7 @@ class FakeNic final : public NicServices {
   uint32_t endpoints() const override { return 2; }
   uint64_t path_rtt_ps(uint32_t) const override { return 0; }
   void deliver(Packet* p) override {
-    delivered.push_back(p->psn);
+    delivered.push_back(p->tr().psn);
     PacketPool::global().release(p);
   }
   uint64_t host_backlog(uint32_t) const override { return 0; }
@@ -45,9 +45,9 @@ class FakeNic final : public NicServices {
     p->clear_transport();
     return p;
   }
-  Packet* recreate(const Packet& copy) override {
+  Packet* recreate(const PacketWithTransport& copy) override {
     Packet* p = PacketPool::global().acquire();
-    *p = copy;
+    copy.copy_to(p);
     ++recreated;
     return p;
   }
@@ -105,9 +105,9 @@ struct Link {
       now += 1000000;
       uint64_t retry = UINT64_MAX;
       while (Packet* p = ta->next(&retry)) {
-        p->tx_ps = now;
+        p->tr().tx_ps = now;
         ta->sent(p);
-        sent.push_back(Sent{p->psn, p->entropy, p->retransmits});
+        sent.push_back(Sent{p->tr().psn, p->entropy, p->tr().retransmits});
         if (mark(*p)) p->flags |= kCe;
         if (drop(*p)) {
           PacketPool::global().release(p);
@@ -170,7 +170,7 @@ TEST(UecTransport, InOrderDeliveryAndCumulativeAcks) {
 TEST(UecTransport, TrimNackRetransmitsOnceAndDeliversOnce) {
   auto l = uec_link();
   int trimmed = 0;
-  l->trim = [&](Packet& p) { return p.psn == 4 && p.retransmits == 0 && ++trimmed; };
+  l->trim = [&](Packet& p) { return p.tr().psn == 4 && p.tr().retransmits == 0 && ++trimmed; };
   l->enqueue(12);
   l->pump();
   auto& s = static_cast<UecTransport&>(*l->ta);
@@ -188,7 +188,7 @@ TEST(UecTransport, TrimNackRetransmitsOnceAndDeliversOnce) {
 // its timeout.
 TEST(UecTransport, SackGapRetransmitsBeforeTheTimeout) {
   auto l = uec_link();
-  l->drop = [](Packet& p) { return p.psn == 2 && p.retransmits == 0; };
+  l->drop = [](Packet& p) { return p.tr().psn == 2 && p.tr().retransmits == 0; };
   l->enqueue(40);
   l->pump(60);  // 60 us: well before the 100 us timeout
   auto& s = static_cast<UecTransport&>(*l->ta);
@@ -202,7 +202,7 @@ TEST(UecTransport, SackGapRetransmitsBeforeTheTimeout) {
 // The last packet lost: nothing after it to make a gap, so the timeout brings it back.
 TEST(UecTransport, TailLossRecoversByTimeout) {
   auto l = uec_link();
-  l->drop = [](Packet& p) { return p.psn == 5 && p.retransmits == 0; };
+  l->drop = [](Packet& p) { return p.tr().psn == 5 && p.tr().retransmits == 0; };
   l->enqueue(6);
   l->pump(150);
   auto& s = static_cast<UecTransport&>(*l->ta);
@@ -214,14 +214,14 @@ TEST(UecTransport, TailLossRecoversByTimeout) {
 // The receiver's SACK: an ack after PSN 3 arrives without PSN 1 says cum 1 and bits for 2, 3.
 TEST(UecTransport, AckCarriesCumulativePsnAndSackBitmap) {
   auto l = uec_link();
-  l->drop = [](Packet& p) { return p.psn == 1; };
+  l->drop = [](Packet& p) { return p.tr().psn == 1; };
   l->enqueue(4);
   uint64_t retry = UINT64_MAX;
   std::vector<Packet*> acks;
   while (Packet* p = l->ta->next(&retry)) {
-    p->tx_ps = 1;
+    p->tr().tx_ps = 1;
     l->ta->sent(p);
-    if (p->psn == 1) {
+    if (p->tr().psn == 1) {
       PacketPool::global().release(p);
       continue;
     }
@@ -230,9 +230,9 @@ TEST(UecTransport, AckCarriesCumulativePsnAndSackBitmap) {
   ASSERT_FALSE(l->b.control.empty());
   const Packet* last = l->b.control.back();
   EXPECT_EQ(last->kind, PacketKind::kXportAck);
-  EXPECT_EQ(last->ack_psn, 1u);
-  EXPECT_EQ(last->sack_base, 1u);
-  EXPECT_EQ(last->sack_bits, 0b110u);  // PSNs 2 and 3 (bit 0 = PSN 1, missing)
+  EXPECT_EQ(last->tr().ack_psn, 1u);
+  EXPECT_EQ(last->tr().sack_base, 1u);
+  EXPECT_EQ(last->tr().sack_bits, 0b110u);  // PSNs 2 and 3 (bit 0 = PSN 1, missing)
   for (Packet* c : l->b.control) PacketPool::global().release(c);
 }
 
@@ -252,7 +252,7 @@ std::unique_ptr<Link> roce_link() {
 // goes back and sends 3.. again; delivery is in order, exactly once.
 TEST(RoceTransport, GoBackNOnANackDeliversInOrderOnce) {
   auto l = roce_link();
-  l->drop = [](Packet& p) { return p.psn == 3 && p.retransmits == 0; };
+  l->drop = [](Packet& p) { return p.tr().psn == 3 && p.tr().retransmits == 0; };
   l->enqueue(10);
   l->pump(20);
   auto& s = static_cast<RoceTransport&>(*l->ta);
@@ -277,9 +277,9 @@ struct Trace {
 };
 
 void lossy(Link& l) {
-  l.trim = [](Packet& p) { return p.psn == 4 && p.retransmits == 0; };
-  l.drop = [](Packet& p) { return p.psn == 9 && p.retransmits == 0; };
-  l.mark = [](Packet& p) { return p.psn % 3 == 0; };
+  l.trim = [](Packet& p) { return p.tr().psn == 4 && p.tr().retransmits == 0; };
+  l.drop = [](Packet& p) { return p.tr().psn == 9 && p.tr().retransmits == 0; };
+  l.mark = [](Packet& p) { return p.tr().psn % 3 == 0; };
 }
 
 Trace run_and_take(Link& l, uint32_t n, const std::function<uint64_t()>& window) {
