@@ -198,10 +198,9 @@ static_assert(offsetof(Packet, queue_next) + sizeof(Packet*) <= 64,
 static_assert(std::is_trivially_destructible_v<Packet>,
               "Packet: the pool's slabs are raw memory, never destroyed packet by packet");
 
-// A packet with its transport line inline: the copies a transport keeps (its
-// retransmission buffer, a NIC's message prototype) and packets of tests. Assigning it to
-// or from a pool packet copies both parts (assign, copy_to); a plain Packet assignment
-// would copy the first two lines only.
+// A packet with its transport line inline, for the copies a transport keeps (the UEC and
+// RoCE retransmission buffers) and for tests. assign() and copy_to() copy both parts to and
+// from a pool packet; a plain Packet assignment copies the packet's two lines only.
 struct PacketWithTransport : Packet {
   PacketTransport transport;
 

@@ -190,7 +190,8 @@ void RoceTransport::receive(Packet* p) {
     case PacketKind::kXportNack: {
       ++n_.nacks_received;
       Qp& q = qp(p->src);
-      if (p->tr().ack_psn >= q.snd_una && p->tr().ack_psn < q.snd_nxt) rewind(q, p->tr().ack_psn, Cause::kNack);
+      const uint32_t psn = p->tr().ack_psn;
+      if (psn >= q.snd_una && psn < q.snd_nxt) rewind(q, psn, Cause::kNack);
       break;
     }
     case PacketKind::kCnp: {

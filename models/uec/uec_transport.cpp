@@ -209,17 +209,19 @@ void UecTransport::send_ack(Packet* d, RxConn& r, bool nack) {
   a->dst = d->src;
   a->tc = d->tc;
   a->entropy = d->entropy;
-  a->tr().psn = d->tr().psn;
-  a->tr().ack_psn = r.w.cum();
-  a->tr().sack_base = d->tr().psn < r.w.cum() + 64 ? r.w.cum() : d->tr().psn - 63;
-  a->tr().sack_bits = r.w.bits(a->tr().sack_base);
-  a->tr().echo_psn = d->tr().psn;
-  a->tr().echo_tx_ps = d->tr().tx_ps;
-  a->tr().echo_entropy = d->entropy;
-  a->tr().echo_flags = d->flags;
-  a->tr().retransmits = d->tr().retransmits;
+  PacketTransport& t = a->tr();
+  const PacketTransport& dt = d->tr();
+  t.psn = dt.psn;
+  t.ack_psn = r.w.cum();
+  t.sack_base = dt.psn < r.w.cum() + 64 ? r.w.cum() : dt.psn - 63;
+  t.sack_bits = r.w.bits(t.sack_base);
+  t.echo_psn = dt.psn;
+  t.echo_tx_ps = dt.tx_ps;
+  t.echo_entropy = d->entropy;
+  t.echo_flags = d->flags;
+  t.retransmits = dt.retransmits;
   if (p_.receiver_penalty && nic_.host_backlog(d->dst) > p_.penalty_backlog_bytes) {
-    a->tr().pend = p_.receiver_penalty;
+    t.pend = p_.receiver_penalty;
     ++n_.penalties_sent;
   }
   r.unacked = 0;
@@ -302,9 +304,10 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
 // acknowledged and frees the window's acknowledged prefix; returns the bytes newly acked.
 uint64_t UecTransport::ack_state(Conn& c, const Packet& a) {
   uint64_t newly = 0;
-  for (uint32_t psn = c.base_psn; psn < a.tr().ack_psn && psn < c.next_psn; ++psn) acked(c, psn, newly);
-  for (uint64_t bits = a.tr().sack_bits; bits; bits &= bits - 1)
-    acked(c, a.tr().sack_base + uint32_t(__builtin_ctzll(bits)), newly);
+  const PacketTransport& t = a.tr();
+  for (uint32_t psn = c.base_psn; psn < t.ack_psn && psn < c.next_psn; ++psn) acked(c, psn, newly);
+  for (uint64_t bits = t.sack_bits; bits; bits &= bits - 1)
+    acked(c, t.sack_base + uint32_t(__builtin_ctzll(bits)), newly);
   while (!c.win.empty() && c.win.front().acked) {
     c.win.pop();
     ++c.base_psn;
@@ -316,22 +319,23 @@ void UecTransport::on_ack(Packet* a) {
   const uint64_t now = nic_.now();
   ++n_.acks_received;
   Conn& c = conn(a->src);
-  echo_psn_ = a->tr().echo_psn;
+  const PacketTransport& t = a->tr();
+  echo_psn_ = t.echo_psn;
   const uint64_t newly = ack_state(c, *a);
   echo_psn_ = UINT32_MAX;
-  const bool ecn = a->tr().echo_flags & kCe;
+  const bool ecn = t.echo_flags & kCe;
   if (ecn) ++n_.ecn_echoes;
   // The RTT of the packet that triggered the ack (every copy carries its own send time).
-  const uint64_t rtt = a->tr().echo_tx_ps && now > a->tr().echo_tx_ps ? now - a->tr().echo_tx_ps : 0;
+  const uint64_t rtt = t.echo_tx_ps && now > t.echo_tx_ps ? now - t.echo_tx_ps : 0;
   if (c.cc) {
-    c.cc->on_ack(now, newly, rtt, ecn, a->tr().pend, c.inflight);
+    c.cc->on_ack(now, newly, rtt, ecn, t.pend, c.inflight);
     const uint64_t w = c.cc->cwnd();
     c.cwnd_min = std::min(c.cwnd_min, w);
     c.cwnd_max = std::max(c.cwnd_max, w);
     c.cwnd_sum += w;
     ++c.cwnd_samples;
   }
-  c.ev.on_ack(a->tr().echo_entropy, ecn, now);
+  c.ev.on_ack(t.echo_entropy, ecn, now);
   // SACK gaps: a packet is lost once enough packets sent after it have arrived: the larger
   // of reorder_threshold and 1.5 windows of packets (sprayed packets overtake each other by
   // up to a window; htsim's SLEEK uses the same 1.5 x cwnd). First copies are in PSN order,
