@@ -156,7 +156,10 @@ run_case() {
   eval "res_${name}_wall=$wall res_${name}_thps=$thps res_${name}_rss=$rss"
 }
 
-echo "fabricsim bench: $(nproc) CPU(s), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(date -u '+%Y-%m-%d %H:%M UTC')"
+# The last-level cache as the guest sees it: per-packet speed on large fabrics depends on
+# it (docs/performance.md, "Two-line packets ..."), and these VMs land on different hosts.
+l3=$(cat /sys/devices/system/cpu/cpu0/cache/index3/size 2>/dev/null || echo unknown)
+echo "fabricsim bench: $(nproc) CPU(s), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), L3 $l3, $(date -u '+%Y-%m-%d %H:%M UTC')"
 [ $have_time -eq 1 ] || echo "(/usr/bin/time not installed: CPU time and its RSS are not shown; apt-get install time)"
 
 PP=(--set simulation.aggregate_bytes=0B)
