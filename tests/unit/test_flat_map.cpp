@@ -63,7 +63,9 @@ void agrees_with_unordered_map(uint64_t key_range, int steps) {
       // for_each visits every key once, with its value (the endpoint sums its partial
       // messages' bytes with it).
       std::unordered_map<uint64_t, uint32_t> seen;
-      m.for_each([&](uint64_t key, uint32_t v) { ASSERT_TRUE(seen.emplace(key, v).second) << key; });
+      m.for_each([&](uint64_t key, uint32_t v) {
+        ASSERT_TRUE(seen.emplace(key, v).second) << key;
+      });
       ASSERT_EQ(seen, ref) << "step " << s;
     }
   }
