@@ -3,25 +3,32 @@
 # one size per config, large enough that the shipped aggregation applies, small enough that
 # the per-packet run takes about a minute of CPU or less.
 #
-#   scripts/aggregation_check.sh [BINARY] [--only CONFIG]...
+#   scripts/aggregation_check.sh [BINARY] [--only CONFIG]... [--against MARKDOWN]
 #
 # Prints, per case, both times (us), the difference in percent, packet-hops per
 # transaction-hop of the aggregated run (1.0: the shipped aggregation does not apply at that
 # size, and the two runs are the same) and both runs' CPU seconds.
 # The table in docs/fidelity.md ("Aggregated against per packet") is its output.
+# --against FILE: also compare both times with the table row of the same case in FILE
+# (the row whose first cell is the case's name, or the name and a note in parentheses);
+# exits 1 if any differs or is missing there (a table that a later change made stale).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
 bin=build/fabricsim
 only=()
+against=
 while [ $# -gt 0 ]; do
   case "$1" in
     --only) only+=("$2"); shift ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --against) against=$2; shift ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bin=$1 ;;
   esac
   shift
 done
 [ -x "$bin" ] || { echo "aggregation_check: $bin is not executable (build first)" >&2; exit 2; }
+[ -z "$against" ] || [ -r "$against" ] || { echo "aggregation_check: --against $against: cannot read it" >&2; exit 2; }
+stale=0
 
 # name | config | overrides
 cases=(
@@ -70,4 +77,25 @@ for c in "${cases[@]}"; do
   read -r tp _ cp < <(run --set simulation.aggregate_bytes=0B)
   diff=$(python3 -c "import sys; a,p=sys.argv[1:3]; print('%+.3f%%' % (100*(float(a)/float(p)-1)) if a!='-' and p!='-' else '-')" "$ta" "$tp")
   printf '| %s | %s | %s | %s | %s | %s / %s |\n' "$name" "$ta" "$tp" "$diff" "$ha" "$ca" "$cp"
+  if [ -n "$against" ]; then
+    # The table's aggregated and per-packet times of this case: "A P", or nothing.
+    listed=$(python3 - "$against" "$name" <<'PY'
+import sys
+path, name = sys.argv[1:3]
+for line in open(path):
+    cells = [c.strip() for c in line.strip().strip('|').split('|')]
+    if len(cells) >= 3 and (cells[0] == name or cells[0].startswith(name + ' (')):
+        print(cells[1].strip('*'), cells[2].strip('*'))
+        break
+PY
+)
+    if [ -z "$listed" ]; then
+      echo "aggregation_check: $name: no row for it in $against" >&2; stale=1
+    elif [ "$listed" != "$ta $tp" ]; then
+      echo "aggregation_check: $name: measured $ta / $tp us (aggregated / per packet), $against has $listed: the table is stale" >&2
+      stale=1
+    fi
+  fi
 done
+if [ -n "$against" ] && [ $stale = 1 ]; then exit 1; fi
+exit 0
