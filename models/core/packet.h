@@ -199,7 +199,8 @@ static_assert(std::is_trivially_destructible_v<Packet>,
 
 // A packet with its transport line inline, for the copies a transport keeps (the UEC and
 // RoCE retransmission buffers) and for tests. assign() and copy_to() copy both parts to and
-// from a pool packet; a plain Packet assignment copies the packet's two lines only.
+// from a pool packet; a plain Packet assignment copies the packet's two lines only. Its
+// holder reads the line as `transport` (tr() returns the same, through the pool's check).
 struct PacketWithTransport : Packet {
   PacketTransport transport;
 

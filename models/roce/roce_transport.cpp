@@ -61,7 +61,7 @@ Packet* RoceTransport::next(uint64_t* retry_at) {
     Packet* p;
     if (q.snd_nxt < q.next_new) {  // go-back-N replay from the copies
       TxEntry& e = q.win.at(q.snd_nxt - q.snd_una);
-      ++e.copy.tr().retransmits;
+      ++e.copy.transport.retransmits;
       p = nic_.recreate(e.copy);
       p->flags = uint8_t(p->flags & ~(kCe | kUrgent));
       ++(q.replay == Cause::kNack ? n_.rtx_nack : n_.rtx_timeout);

@@ -113,7 +113,7 @@ Packet* UecTransport::produce(Conn& c) {
     c.rtx.pop();
     e->lost = false;
     c.rtx_bytes -= e->copy.payload_bytes;
-    ++e->copy.tr().retransmits;
+    ++e->copy.transport.retransmits;
     Packet* p = nic_.recreate(e->copy);
     // The credit request it carries is the backlog now (its first copy's is stale).
     p->tr().credit_bytes = uint32_t(std::min<uint64_t>(backlog(c), UINT32_MAX));
@@ -161,7 +161,7 @@ void UecTransport::sent(Packet* p) {
   TxEntry* e = entry(c, p->tr().psn);
   FABRICSIM_ASSERT(e, nic_.name() + ": sent a packet outside its window");
   e->order = ++c.order;
-  e->copy.tr().tx_ps = p->tr().tx_ps;
+  e->copy.transport.tx_ps = p->tr().tx_ps;
   if (p->tr().retransmits == 0) nic_.first_sent(p->payload_bytes);
   const bool was_empty = rto_.empty();
   rto_.push(Rto{p->tr().tx_ps + nic_.params().rto_ps, c.dst, p->tr().psn, e->order});
@@ -184,7 +184,7 @@ void UecTransport::declare_lost(Conn& c, TxEntry& e, Cause why) {
   if (p_.cc == "rccc" && why != Cause::kTrim) c.credit += e.copy.payload_bytes;
   c.inflight -= e.copy.payload_bytes;
   c.rtx_bytes += e.copy.payload_bytes;
-  c.rtx.push(e.copy.tr().psn);
+  c.rtx.push(e.copy.transport.psn);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -290,7 +290,7 @@ void UecTransport::acked(Conn& c, uint32_t psn, uint64_t& newly) {
   e->acked = true;
   // reps_recycle: acked: every first copy an ack newly covers came back unmarked (the
   // receiver acks a marked packet at once, as the echo), so its entropy is recycled too.
-  if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.tr().retransmits == 0 && !e->lost)
+  if (p_.reps_recycle_acked && psn != echo_psn_ && e->copy.transport.retransmits == 0 && !e->lost)
     c.ev.on_ack(e->copy.entropy, false, nic_.now());
   if (!e->lost)
     c.inflight -= e->copy.payload_bytes;
@@ -346,7 +346,7 @@ void UecTransport::on_ack(Packet* a) {
     TxEntry& e = c.win.at(i);
     if (e.acked || e.lost) continue;
     if (e.order + thr > c.max_acked_order) {
-      if (e.copy.tr().retransmits == 0) break;
+      if (e.copy.transport.retransmits == 0) break;
       continue;
     }
     declare_lost(c, e, Cause::kGap);
@@ -362,7 +362,7 @@ void UecTransport::on_nack(Packet* a) {
   const uint64_t newly = ack_state(c, *a);
   if (newly && c.cc) c.cc->on_ack(nic_.now(), newly, 0, false, 0, c.inflight);
   TxEntry* e = entry(c, a->tr().psn);
-  if (e && !e->acked && !e->lost && e->copy.tr().retransmits == a->tr().retransmits) {
+  if (e && !e->acked && !e->lost && e->copy.transport.retransmits == a->tr().retransmits) {
     const uint64_t bytes = e->copy.payload_bytes;
     declare_lost(c, *e, Cause::kTrim);
     if (c.cc) c.cc->on_nack(nic_.now(), bytes, c.inflight);
