@@ -313,10 +313,7 @@ void Observation::finish(uint64_t now_ps) {
   }
   // Close every observed queue's last level up to the end (same integral, same maxima).
   for (size_t i = 0; i < ports_.size(); ++i)
-    if (probes_[i]) {
-      ObservedLevel& q = ports_[i].port->queue_stat();
-      q.set(now_ps, q.level());
-    }
+    if (probes_[i]) ports_[i].port->close_level(now_ps);
 }
 
 std::vector<std::pair<const PortInfo*, const PortSeries*>> Observation::series() const {

@@ -12,8 +12,8 @@
 
 namespace fabricsim {
 
-// Optional observer of a level (fabrics/sim/observe.h: time series and histograms), for
-// an ObservedLevel below.
+// Optional observer of a level (fabrics/sim/observe.h: time series and histograms): a
+// switch port's egress level (models/switch/switch.h, Switch::set_level).
 class LevelProbe {
  public:
   virtual ~LevelProbe() = default;
@@ -56,24 +56,6 @@ class LevelStat {
   uint64_t level_ = 0;
   uint64_t max_ = 0;         // over closed windows
   uint64_t window_max_ = 0;  // over the current window
-};
-
-// A LevelStat that an observer may watch (a port's egress queue). Only levels that can be
-// observed pay for the test; an unobserved one costs one predictable branch per change.
-class ObservedLevel : public LevelStat {
- public:
-  void set(uint64_t now_ps, uint64_t level) {
-    if (__builtin_expect(probe_ != nullptr, 0)) tell_probe(now_ps);
-    LevelStat::set(now_ps, level);
-  }
-  void set_probe(LevelProbe* p) { probe_ = p; }
-
- private:
-  // Out of line and cold, so that set() stays small enough to inline where it did.
-  [[gnu::cold, gnu::noinline]] void tell_probe(uint64_t now_ps) {
-    probe_->held(last_change_ps(), now_ps, level());
-  }
-  LevelProbe* probe_ = nullptr;
 };
 
 // Components register a dump function under their name; output is sorted by name, so it

@@ -39,7 +39,6 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
   static_assert(offsetof(Port, returns_) - base == 320 &&
                 offsetof(Port, rx_index_) + sizeof(int) - base <= 384);  // line 5
   static_assert(offsetof(Port, credits_) - base == 384);
-  static_assert(offsetof(Port, queue_) % 64 == 0 && sizeof(ObservedLevel) <= 64);
 #pragma GCC diagnostic pop
   // And at run time, that the object is where its alignment says (an allocator that
   // ignored it would put every line across two).
@@ -422,8 +421,8 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   j["retry_ps"] = r.retry_ps;
   j["replay_stall_ps"] = c_.replay_stall_ps;
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
-  j["queue_depth_max_bytes"] = queue_.max();
-  j["queue_depth_avg_bytes"] = queue_.average(now_ps);
+  j["queue_depth_max_bytes"] = level_->max();
+  j["queue_depth_avg_bytes"] = level_->average(now_ps);
   if (pause_frames_rx_) {  // PFC on this port's transmitter (links without PFC: no keys)
     j["pause_frames_rx"] = pause_frames_rx_;
     nlohmann::json per = nlohmann::json::object();

@@ -98,6 +98,12 @@ class PortOwner {
     (void)port;
     (void)down;
   }
+  // An owner that keeps port `port`'s egress level (Port::keep_level_at) learns the
+  // observer to tell of its changes (nullptr: none), as Port::set_probe sets it.
+  virtual void level_probe(int port, LevelProbe* probe) {
+    (void)port;
+    (void)probe;
+  }
 };
 
 // Optional observer of a port's transmitter and egress queue (fabrics/sim/observe.h). A port
@@ -151,15 +157,12 @@ class Port : public sc_core::sc_module,
   // Prefetches (no effect on results) for an owner about to serve many ports in a row,
   // so that their cold lines load together rather than one after another: what
   // release_rx reads (the receiver's credit-return timing and its returns FIFO), and
-  // what kick and the egress level statistic read (the transmitter's line 0, queue_).
+  // what kick reads (the transmitter's line 0).
   void prefetch_release() const {
     __builtin_prefetch(&arr_head_);  // returns_here_, up_waiting_
     __builtin_prefetch(&returns_, 1);
   }
-  void prefetch_kick() const {
-    __builtin_prefetch(&busy_until_, 1);
-    __builtin_prefetch(&queue_, 1);
-  }
+  void prefetch_kick() const { __builtin_prefetch(&busy_until_, 1); }
   // An owner that frees a frame's receive buffer as soon as the frame is in, on links whose
   // buffer covers the credit loop (Ethernet: checked by the kinds that do this), declares
   // it before binding: the transmitter into this port then keeps no credit accounting
@@ -194,13 +197,25 @@ class Port : public sc_core::sc_module,
   uint64_t idle_at() const;
   void reset();
   uint64_t rx_latency_ps() const { return rx_latency_ps_; }
-  ObservedLevel& queue_stat() { return queue_; }
-  const ObservedLevel& queue_stat() const { return queue_; }
+  // The egress level (bytes queued for this transmitter) over time. A switch keeps it
+  // beside its egress queue, in the line the queue's changes write anyway
+  // (keep_level_at); a port whose owner keeps none has its own, always zero.
+  const LevelStat& queue_stat() const { return *level_; }
+  LevelStat& queue_stat() { return *level_; }
+  // Elaboration: the owner keeps this port's egress level at `l` (it outlives the port's
+  // use) and tells the observer of its changes (PortOwner::level_probe).
+  void keep_level_at(LevelStat* l) { level_ = l; }
+  // Closes the egress level at `now_ps` (the same level): an observed level tells its
+  // observer of the time it held, as a change would.
+  void close_level(uint64_t now_ps) {
+    if (probe_) probe_->held(level_->last_change_ps(), now_ps, level_->level());
+    level_->set(now_ps, level_->level());
+  }
   // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
   void set_probe(PortProbe* p) {
     probe_ = p;
     probed_ = p != nullptr;
-    queue_.set_probe(p);
+    owner_->level_probe(index_, p);
   }
   nlohmann::json stats_json(uint64_t now_ps) const;
 
@@ -457,7 +472,7 @@ class Port : public sc_core::sc_module,
   // Lines 6-7: credits of VCs 1 to vcs_ - 1 (credit(vc); VC 0's are credit0_, line 1).
   alignas(64) uint64_t credits_[kMaxVcs] = {};
   // Line 8 on: the link layer of a port that is not plain_, the transmitter's own returns
-  // (through a socket), the egress level.
+  // (through a socket).
   std::unique_ptr<LinkLayer> layer_;  // made by link_.framing for this port
   Fifo<CreditReturn> credit_fifo_;
   // The at_ps of the credit return pushed last: the in-order check of nb_transport_bw reads
@@ -466,11 +481,11 @@ class Port : public sc_core::sc_module,
   uint64_t credit_last_at_ = 0;
   uint64_t replay_stall_since_ = UINT64_MAX;
   Alarm credit_alarm_;
-  // The egress level a switch sets on every transfer and transmission: one line of its
-  // own (unaligned, it straddled two, and prefetch_kick fetched only the first).
-  alignas(64) ObservedLevel queue_;
 
   // --- cold ---
+  // The egress level: the owner's (keep_level_at), else own_level_ (unchanged: zero).
+  LevelStat* level_ = &own_level_;
+  LevelStat own_level_;
   PortProbe* probe_ = nullptr;  // tested through probed_ (line 1)
   sc_core::sc_time latency_;    // link_.latency_ps as an sc_time, for the TLM delay
   std::string display_name_;

@@ -85,7 +85,7 @@ void OutputQueuedSwitch::push(int out, Packet* p, uint64_t t) {
   if (c < ncls_) nonempty_[size_t(out)] |= 1u << c;
   qbytes_[q] += p->payload_bytes;
   egress_bytes_[out] += p->payload_bytes;
-  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
+  set_level(out, t);
   ports_[out]->kick();
 }
 
@@ -150,7 +150,7 @@ void OutputQueuedSwitch::tx_pop(int port, Packet* p) {
   if (dwrr_ && c < ncls_) deficit_[i] = q_[i].empty() ? 0 : deficit_[i] - p->payload_bytes;
   egress_bytes_[port] -= p->payload_bytes;
   out_load_[port] -= p->payload_bytes;
-  ports_[port]->queue_stat().set(Port::now(), egress_bytes_[port]);
+  set_level(port, Port::now());
   for (SwitchFeature* f : departure_) f->departed(port, *p);
 }
 

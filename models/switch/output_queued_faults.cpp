@@ -37,7 +37,7 @@ void OutputQueuedSwitch::drop_queued(int port, LossCause cause) {
   }
   nonempty_[size_t(port)] = 0;
   sel_[size_t(port)] = -1;
-  ports_[size_t(port)]->queue_stat().set(Port::now(), egress_bytes_[size_t(port)]);
+  set_level(port, Port::now());
 }
 
 // A transaction a link-level replay kept (an output-queued switch on a link with replay):

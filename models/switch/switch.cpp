@@ -45,6 +45,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
     ports_[i] = std::make_unique<Port>(("port_" + std::to_string(i)).c_str(),
                                        display_name_ + ".port[" + std::to_string(i) + "]", this,
                                        i, /*rx_at_head=*/true, p.pipeline_latency_ps);
+    ports_[i]->keep_level_at(&egress_[size_t(i)].level);
   }
   if (!output_queued) {
     arbiter_ = make_arbiter(p.arbiter, n_, n_, p.islip_iterations);
@@ -221,6 +222,18 @@ void Switch::enqueue(int in, Packet* p) {
   if (cols_[o].any()) requested_out_.set(o);
 }
 
+void Switch::level_probe(int port, LevelProbe* probe) {
+  if (level_probe_.empty()) level_probe_.assign(size_t(n_), nullptr);
+  level_probe_[size_t(port)] = probe;
+  level_probed_ = std::any_of(level_probe_.begin(), level_probe_.end(),
+                              [](const LevelProbe* q) { return q != nullptr; });
+}
+
+void Switch::tell_level_probe(int o, uint64_t t) {
+  const LevelStat& l = egress_[size_t(o)].level;
+  if (LevelProbe* probe = level_probe_[size_t(o)]) probe->held(l.last_change_ps(), t, l.level());
+}
+
 void Switch::xbar_method() {
   ++g_kernel_events;
   const uint64_t t = Port::now();
@@ -290,13 +303,13 @@ void Switch::transfer_matched(uint64_t t) {
   };
   for (int k = 0; k < m && k < kAhead; ++k) {
     __builtin_prefetch(head_of(matched_in_[k]), 1);
-    if (Packet* b = egress_[match_[matched_in_[k]]].back()) __builtin_prefetch(b, 1);
+    if (Packet* b = egress_[match_[matched_in_[k]]].q.back()) __builtin_prefetch(b, 1);
   }
   for (int k = 0; k < m; ++k) {
     if (k + kAhead < m) {
       const int a = matched_in_[k + kAhead];
       __builtin_prefetch(head_of(a), 1);
-      if (Packet* b = egress_[match_[a]].back()) __builtin_prefetch(b, 1);
+      if (Packet* b = egress_[match_[a]].q.back()) __builtin_prefetch(b, 1);
     }
     const int i = matched_in_[k];
     transfer(i, match_[i], t);
@@ -360,19 +373,19 @@ void Switch::transfer(int in, int out, uint64_t t) {
 
   ports_[in]->release_rx(p, freed - t);
   if (!admission_.empty() && !admit(out, p, true)) return;
-  egress_[out].push(p);
+  egress_[out].q.push(p);
   egress_bytes_[out] += p->payload_bytes;
-  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
+  set_level(out, t);
   ports_[out]->kick();
 }
 
-Packet* Switch::tx_peek(int port) { return egress_[port].empty() ? nullptr : egress_[port].front(); }
+Packet* Switch::tx_peek(int port) { return egress_[port].q.front(); }
 
 void Switch::tx_pop(int port, Packet* p) {
-  egress_[port].pop();
+  egress_[port].q.pop();
   egress_bytes_[port] -= p->payload_bytes;
   out_load_[port] -= p->payload_bytes;
-  ports_[port]->queue_stat().set(Port::now(), egress_bytes_[port]);
+  set_level(port, Port::now());
   if (pending_ > 0) Scheduler::instance().set(xbar_alarm_, Port::now());
 }
 
@@ -397,10 +410,10 @@ void Switch::emit(int out, Packet* p) {
     p->tail_ps = p->head_ps;
   }
   if (!admission_.empty() && !admit(out, p, false)) return;
-  egress_[out].push(p);
+  egress_[out].q.push(p);
   egress_bytes_[out] += p->payload_bytes;
   out_load_[out] += p->payload_bytes;
-  ports_[out]->queue_stat().set(t, egress_bytes_[out]);
+  set_level(out, t);
   ports_[out]->kick();
 }
 

@@ -46,9 +46,9 @@ void Switch::push_egress(int from, Packet* p) {
   p->route_port = r;
   out_load_[size_t(r)] += p->payload_bytes;
   if (!admission_.empty() && !admit(r, p, true)) return;
-  egress_[size_t(r)].push(p);
+  egress_[size_t(r)].q.push(p);
   egress_bytes_[size_t(r)] += p->payload_bytes;
-  ports_[size_t(r)]->queue_stat().set(Port::now(), egress_bytes_[size_t(r)]);
+  set_level(r, Port::now());
   ports_[size_t(r)]->kick();
 }
 
@@ -128,7 +128,7 @@ void Switch::reroute() {
   // Egress queues of outputs no longer on the way: their traffic takes another output.
   std::vector<Packet*> moved;
   for (int out = 0; out < n_; ++out) {
-    PacketQueue& q = egress_[size_t(out)];
+    PacketQueue& q = egress_[size_t(out)].q;
     for (size_t k = q.size(); k > 0; --k) {
       Packet* p = q.pop();
       if (valid(p)) {
@@ -139,7 +139,7 @@ void Switch::reroute() {
       out_load_[size_t(out)] -= p->payload_bytes;
       moved.push_back(p);
     }
-    if (ports_[size_t(out)]) ports_[size_t(out)]->queue_stat().set(Port::now(), egress_bytes_[size_t(out)]);
+    if (ports_[size_t(out)]) set_level(out, Port::now());
   }
   std::vector<Packet*> waiting;
   waiting.swap(parked_out_);
@@ -177,11 +177,11 @@ void Switch::fail(LossHandler& loss) {
   for (const Parked& w : parked_in_) lose_queued(w.in, w.p);
   parked_in_.clear();
   for (int out = 0; out < n_; ++out) {
-    for (PacketQueue& q = egress_[size_t(out)]; !q.empty();)
+    for (PacketQueue& q = egress_[size_t(out)].q; !q.empty();)
       loss.lost(*ports_[size_t(out)], r, q.pop(), LossCause::kDeviceDown);
     egress_bytes_[size_t(out)] = 0;
     out_load_[size_t(out)] = 0;
-    if (ports_[size_t(out)]) ports_[size_t(out)]->queue_stat().set(Port::now(), 0);
+    if (ports_[size_t(out)]) set_level(out, Port::now());  // egress_bytes_ is 0
   }
   for (Packet* p : parked_out_) loss.lost(*any, r, p, LossCause::kDeviceDown);
   parked_out_.clear();
