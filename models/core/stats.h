@@ -58,6 +58,13 @@ class LevelStat {
   uint64_t window_max_ = 0;  // over the current window
 };
 
+// Sets `l` to `level` at `now_ps`, first telling `probe` (if any) of the level it held
+// since its last change: how an observed level changes (a switch port's egress level).
+inline void set_observed(LevelStat& l, LevelProbe* probe, uint64_t now_ps, uint64_t level) {
+  if (probe) probe->held(l.last_change_ps(), now_ps, l.level());
+  l.set(now_ps, level);
+}
+
 // Components register a dump function under their name; output is sorted by name, so it
 // is deterministic.
 class StatsRegistry {

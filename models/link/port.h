@@ -207,10 +207,7 @@ class Port : public sc_core::sc_module,
   void keep_level_at(LevelStat* l) { level_ = l; }
   // Closes the egress level at `now_ps` (the same level): an observed level tells its
   // observer of the time it held, as a change would.
-  void close_level(uint64_t now_ps) {
-    if (probe_) probe_->held(level_->last_change_ps(), now_ps, level_->level());
-    level_->set(now_ps, level_->level());
-  }
+  void close_level(uint64_t now_ps) { set_observed(*level_, probe_, now_ps, level_->level()); }
   // Observe this port's transmitter and queue (nullptr: stop). The probe outlives the run.
   void set_probe(PortProbe* p) {
     probe_ = p;

@@ -224,14 +224,9 @@ void Switch::enqueue(int in, Packet* p) {
 
 void Switch::level_probe(int port, LevelProbe* probe) {
   if (level_probe_.empty()) level_probe_.assign(size_t(n_), nullptr);
-  level_probe_[size_t(port)] = probe;
-  level_probed_ = std::any_of(level_probe_.begin(), level_probe_.end(),
-                              [](const LevelProbe* q) { return q != nullptr; });
-}
-
-void Switch::tell_level_probe(int o, uint64_t t) {
-  const LevelStat& l = egress_[size_t(o)].level;
-  if (LevelProbe* probe = level_probe_[size_t(o)]) probe->held(l.last_change_ps(), t, l.level());
+  LevelProbe*& slot = level_probe_[size_t(port)];
+  level_probes_ += size_t(probe != nullptr) - size_t(slot != nullptr);
+  slot = probe;
 }
 
 void Switch::xbar_method() {

@@ -186,13 +186,15 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<uint64_t> egress_bytes_;  // dense, for the crossbar's scan of the outputs
   // The egress level of `o` is now egress_bytes_[o] (after every change of it).
   void set_level(int o, uint64_t t) {
-    if (__builtin_expect(level_probed_, 0)) tell_level_probe(o, t);
-    egress_[size_t(o)].level.set(t, egress_bytes_[size_t(o)]);
+    LevelStat& l = egress_[size_t(o)].level;
+    if (__builtin_expect(level_probes_ != 0, 0))
+      set_observed(l, level_probe_[size_t(o)], t, egress_bytes_[size_t(o)]);
+    else
+      l.set(t, egress_bytes_[size_t(o)]);
   }
-  [[gnu::cold, gnu::noinline]] void tell_level_probe(int o, uint64_t t);
   void level_probe(int port, LevelProbe* probe) override;
   std::vector<LevelProbe*> level_probe_;  // [port]: the observer of its egress level
-  bool level_probed_ = false;             // any of them set
+  size_t level_probes_ = 0;               // how many of them are set
   std::vector<uint64_t> out_load_;    // payload bytes routed to an output, not yet sent
   std::vector<uint32_t> rr_;          // per input: tie-break rotation for adaptive routing
   std::vector<uint64_t> rx_freed_;    // per input: when its last transaction's buffer frees
