@@ -159,6 +159,19 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
     packets += 2 * (std::ceil(double(lp.rx_buffer_bytes) / wire) * lp.vcs + 1) * kPacketBytes;
     min_payload = std::min(min_payload, double(lp.packet_payload));
   }
+  // NVLS: the switch turns each reduce request packet into a read to every member of
+  // the group (answered one for one), and each multicast store packet into a replica to
+  // every member. The requests of the schedules' windows go out at once (they are
+  // headers), and the stores of the pieces reduced before them follow, so per packet
+  // requested: the request, L reads or answers and L replicas, waiting in the switches'
+  // egress queues and the members' answer queues, which no credit bounds (measured at the
+  // peak: DGX H100 nvls 64 MiB 0.11M requests, 0.81M reads, 0.06M answers, 0.81M replicas).
+  // Replicas of stores that outrun the switch's egress are not bounded by this: a 16-node
+  // hierarchical_nvls run per packet held 12M at 256 MiB, and more as it went on (the
+  // switch replicates a store at once; docs/performance.md, "NVLS packets in flight").
+  // The address-space cap (fabrics/cli/app.cpp) ends such a run with exit 2.
+  if (w.nvls_request_bytes > 0 && min_payload < 1e18)
+    packets += w.nvls_request_bytes / min_payload * (2 * w.nvls_group + 1) * kPacketBytes;
   const double routes = double(g.devices.size()) * double(g.endpoints.size()) * kRoutePairBytes;
   e.parts = {{"ports", ports},
              {"device models", models},

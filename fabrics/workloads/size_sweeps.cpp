@@ -237,6 +237,8 @@ WorkloadCost sweep_cost(const SystemSpec& s) {
       worst.aggregated_bytes = std::max(worst.aggregated_bytes, c.aggregated_bytes);
       worst.ll_bytes = std::max(worst.ll_bytes, c.ll_bytes);
       worst.piece_bytes = std::max(worst.piece_bytes, c.piece_bytes);
+      worst.nvls_request_bytes = std::max(worst.nvls_request_bytes, c.nvls_request_bytes);
+      worst.nvls_group = std::max(worst.nvls_group, c.nvls_group);
     }
     const double ops = std::max(total.schedule_ops, worst.schedule_ops);
     add_cost(total, worst);

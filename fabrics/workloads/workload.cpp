@@ -85,6 +85,7 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
   else if (model)
     protos = {coll::protocol_from_name(w.protocol)};
   const uint64_t count = uint64_t(bytes) / std::max<uint32_t>(1, w.elem_bytes);
+  double nvls_request_bytes = 0, nvls_group = 0;
   for (coll::Protocol p : protos) {
     // auto picks ll for latency-bound sizes only: on the shipped GPUs up to 128-256 KiB
     // per rank (its lines double the bytes and its small stores multiply the packets).
@@ -102,6 +103,11 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
     x.piece_bytes = std::min(chunk, bytes / (double(ranks) * channels));
     if (x.piece_bytes >= double(aggregate_min_message)) x.aggregated_bytes = x.payload_bytes;
     if (p == coll::Protocol::kLL) x.ll_bytes = x.payload_bytes - x.aggregated_bytes;
+    if (coll::algo_info(collective, algorithm).in_switch) {
+      nvls_group = d > 0 ? d : ranks;
+      nvls_request_bytes = std::max(nvls_request_bytes, double(coll::kNvlsWindow) * channels *
+                                                            x.piece_bytes * ranks);
+    }
     // The costliest: the most transactions, LL's counted at its smallest stores (32 B).
     const auto work = [](const WorkloadCost& y) {
       return y.messages + (y.payload_bytes - y.aggregated_bytes - y.ll_bytes) / 128 +
@@ -109,6 +115,8 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
     };
     if (work(x) > work(c)) c = x;
   }
+  c.nvls_request_bytes = nvls_request_bytes;  // the largest window of any protocol
+  c.nvls_group = nvls_group;
   return c;
 }
 
@@ -120,6 +128,8 @@ void add_cost(WorkloadCost& total, const WorkloadCost& c, double times) {
   total.ll_bytes += times * c.ll_bytes;
   total.data_bytes += times * c.data_bytes;
   total.piece_bytes = std::max(total.piece_bytes, c.piece_bytes);
+  total.nvls_request_bytes = std::max(total.nvls_request_bytes, c.nvls_request_bytes);
+  total.nvls_group = std::max(total.nvls_group, c.nvls_group);
 }
 
 Registry<WorkloadKind>& workloads() {

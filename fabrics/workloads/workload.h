@@ -119,6 +119,13 @@ struct WorkloadCost {
   double ll_bytes = 0;       // of payload_bytes, what protocol ll sends (its stores may reach
                              // the link in small packets: the endpoint's ll_store_bytes)
   double data_bytes = 0;     // other memory the workload holds (functional buffers)
+  // In-switch (NVLS) collectives: the reduce requests the schedules may have in flight at
+  // once, in bytes asked for, over every rank (kNvlsWindow pieces per channel and rank),
+  // and the group each request reads from. The switch sends a read to every member per
+  // request packet and each read comes back as an answer, so they are packets in flight
+  // that no buffer bounds (fabrics/systems/estimate.cpp). The largest of any collective.
+  double nvls_request_bytes = 0;
+  double nvls_group = 0;
 };
 
 // Ops and sends of one collective's schedule per channel, for one piece per message.
