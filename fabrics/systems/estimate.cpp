@@ -10,6 +10,7 @@
 
 #include "models/core/units.h"
 #include "models/endpoint/endpoint_params.h"
+#include "models/link/link_params.h"
 
 namespace fabricsim {
 
@@ -147,7 +148,7 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   // workload's largest transactions (its largest piece, aggregated up to aggregate_bytes,
   // else one packet), plus one staged per port.
   const uint64_t agg = s.simulation.aggregate_bytes;
-  double min_payload = 1e18;
+  double min_payload = 1e18, min_txn = 1e18;
   for (const topo::Link& l : g.links) {
     ports += 2 * kPortBytes;
     const LinkParams& lp = s.link_types.at(l.type);
@@ -158,6 +159,7 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
                         std::ceil(txn / lp.packet_payload);
     packets += 2 * (std::ceil(double(lp.rx_buffer_bytes) / wire) * lp.vcs + 1) * kPacketBytes;
     min_payload = std::min(min_payload, double(lp.packet_payload));
+    min_txn = std::min(min_txn, double(aggregate_txn_packets(lp, agg) * lp.packet_payload));
   }
   // NVLS: the switch turns each reduce request packet into a read to every member of
   // the group (answered one for one), and each multicast store packet into a replica to
@@ -170,8 +172,18 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   // hierarchical_nvls run per packet held 12M at 256 MiB, and more as it went on (the
   // switch replicates a store at once; docs/performance.md, "NVLS packets in flight").
   // The address-space cap (fabrics/cli/app.cpp) ends such a run with exit 2.
-  if (w.nvls_request_bytes > 0 && min_payload < 1e18)
-    packets += w.nvls_request_bytes / min_payload * (2 * w.nvls_group + 1) * kPacketBytes;
+  // Aggregated (group messages from the smaller of aggregate_min_message and
+  // aggregate_min_group_message, as the endpoints take it), a request of several packets
+  // is one transaction and fans out as one read per member: counted per the smallest
+  // transaction a link's credit loop allows.
+  if (w.nvls_request_bytes > 0 && min_payload < 1e18) {
+    double unit = min_payload;
+    const double group_min = double(
+        std::min(s.simulation.aggregate_min_message, s.simulation.aggregate_min_group_message));
+    if (agg > min_payload && w.piece_bytes >= group_min)
+      unit = std::max(min_payload, std::min(min_txn, w.piece_bytes));
+    packets += w.nvls_request_bytes / unit * (2 * w.nvls_group + 1) * kPacketBytes;
+  }
   const double routes = double(g.devices.size()) * double(g.endpoints.size()) * kRoutePairBytes;
   e.parts = {{"ports", ports},
              {"device models", models},

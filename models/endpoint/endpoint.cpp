@@ -125,7 +125,7 @@ void Endpoint::end_of_elaboration() {
     const uint32_t pp = port->link().packet_payload;
     FABRICSIM_ASSERT(pp > 0, port->display_name() + ": no packet payload size");
     packet_payload_.push_back(pp);
-    txn_payload_.push_back(uint32_t(txn_packets(port->link(), params_.aggregate_bytes) * pp));
+    txn_payload_.push_back(uint32_t(aggregate_txn_packets(port->link(), params_.aggregate_bytes) * pp));
   }
   // Every peer has learned its own peers by now: ask which ports lead into in-network
   // collectives.
@@ -144,16 +144,6 @@ void Endpoint::end_of_elaboration() {
 // transactions 4.6% slower than per packet, 32 KiB ones 2x). So a port's transactions
 // take at most that many whole packets (at least one); the loop is covered exactly as
 // per packet (docs/architecture.md, "Aggregation").
-uint64_t Endpoint::txn_packets(const LinkParams& l, uint64_t aggregate_bytes) {
-  const uint64_t whole = aggregate_bytes / l.packet_payload;
-  if (whole <= 1) return 1;
-  const uint64_t wire = l.framing->packet_wire_bytes(l.packet_payload);
-  const double loop_bytes = double(l.rate_bps) / 8.0 * 2.0 * double(l.latency_ps) * 1e-12;
-  const double room = double(l.rx_buffer_bytes) - std::ceil(loop_bytes);
-  const uint64_t fit = room > 0 ? uint64_t(room) / (2 * wire) : 0;
-  return std::max<uint64_t>(1, std::min(whole, fit));
-}
-
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
                         uint8_t vc, uint64_t not_before, uint32_t packet_cap) {
   FABRICSIM_ASSERT(bytes > 0 || kind == PacketKind::kReadReq, display_name_ + ": empty message");

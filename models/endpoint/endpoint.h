@@ -130,11 +130,6 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // nothing is in flight; returns their bytes received.
   uint64_t discard_partial();
 
-  // Packets per aggregated transaction on a link of type `l` (at least one): as many as
-  // aggregate_bytes holds, but no more than lets the receive buffer cover the credit loop
-  // with two transactions (endpoint.cpp).
-  static uint64_t txn_packets(const LinkParams& l, uint64_t aggregate_bytes);
-
  private:
   void end_of_elaboration() override;
 

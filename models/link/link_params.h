@@ -68,4 +68,11 @@ struct LinkParams {
   LossRecovery recovery = LossRecovery::kNone;  // from the protocol (faults only)
 };
 
+// Packets per aggregated transaction on a link of type `l` (at least one): as many as
+// `aggregate_bytes` holds, but no more than lets the receive buffer cover the credit loop
+// with two transactions, so that aggregation never makes the buffer, not the line, set the
+// rate (docs/architecture.md, "Aggregation"). Endpoints cut their transactions with it; the
+// resource estimate counts transactions in flight with it.
+uint64_t aggregate_txn_packets(const LinkParams& l, uint64_t aggregate_bytes);
+
 }  // namespace fabricsim

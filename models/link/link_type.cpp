@@ -1,5 +1,6 @@
 #include "models/link/link_type.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "models/core/limits.h"
@@ -156,6 +157,16 @@ void check_link(const LinkParams& l, const ParamReader& r) {
                format_bytes(l.packet_payload) + " payload = " + format_bytes(pkt_wire) +
                " on the wire)",
            "raise rx_buffer to at least " + format_bytes(pkt_wire));
+}
+
+uint64_t aggregate_txn_packets(const LinkParams& l, uint64_t aggregate_bytes) {
+  const uint64_t whole = aggregate_bytes / l.packet_payload;
+  if (whole <= 1) return 1;
+  const uint64_t wire = l.framing->packet_wire_bytes(l.packet_payload);
+  const double loop_bytes = double(l.rate_bps) / 8.0 * 2.0 * double(l.latency_ps) * 1e-12;
+  const double room = double(l.rx_buffer_bytes) - std::ceil(loop_bytes);
+  const uint64_t fit = room > 0 ? uint64_t(room) / (2 * wire) : 0;
+  return std::max<uint64_t>(1, std::min(whole, fit));
 }
 
 }  // namespace fabricsim
