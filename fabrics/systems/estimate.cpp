@@ -171,7 +171,7 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   // Replicas of stores that outrun the switch's egress are not bounded by this: a 16-node
   // hierarchical_nvls run per packet held 12M at 256 MiB, and more as it went on (the
   // switch replicates a store at once; docs/performance.md, "NVLS packets in flight").
-  // The address-space cap (fabrics/cli/app.cpp) ends such a run with exit 2.
+  // What stops such a run is the address-space cap (fabrics/cli/app.cpp), or the machine.
   // Aggregated (group messages from the smaller of aggregate_min_message and
   // aggregate_min_group_message, as the endpoints take it), a request of several packets
   // is one transaction and fans out as one read per member: counted per the smallest

@@ -125,7 +125,9 @@ void Endpoint::end_of_elaboration() {
     const uint32_t pp = port->link().packet_payload;
     FABRICSIM_ASSERT(pp > 0, port->display_name() + ": no packet payload size");
     packet_payload_.push_back(pp);
-    txn_payload_.push_back(uint32_t(aggregate_txn_packets(port->link(), params_.aggregate_bytes) * pp));
+    // At most what keeps the credit loop covered (aggregate_txn_packets, link_type.cpp).
+    const uint64_t txn = aggregate_txn_packets(port->link(), params_.aggregate_bytes);
+    txn_payload_.push_back(uint32_t(txn * pp));
   }
   // Every peer has learned its own peers by now: ask which ports lead into in-network
   // collectives.
@@ -135,15 +137,6 @@ void Endpoint::end_of_elaboration() {
   if (!group.empty()) set_group_ports(group);
 }
 
-// A transaction starts only when its sender holds credits for all of its wire bytes, and
-// they come back a latency after its tail has arrived. Per packet, the line runs at its
-// rate when the receive buffer holds the credit loop (2 x latency at the line rate) and two
-// packets; aggregated, it needs the loop and two whole transactions. Larger transactions
-// would make the receive buffer, not the line, set the rate: an artefact of aggregation,
-// measured on the 2-node rail cluster (a 64 KiB PCIe buffer behind a 300 ns link: 16 KiB
-// transactions 4.6% slower than per packet, 32 KiB ones 2x). So a port's transactions
-// take at most that many whole packets (at least one); the loop is covered exactly as
-// per packet (docs/architecture.md, "Aggregation").
 uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind kind,
                         uint8_t vc, uint64_t not_before, uint32_t packet_cap) {
   FABRICSIM_ASSERT(bytes > 0 || kind == PacketKind::kReadReq, display_name_ + ": empty message");
