@@ -168,15 +168,15 @@ std::string join_args(const std::vector<std::string>& args) {
   return s;
 }
 
-// Caps the address space at the memory limit plus a margin for the estimate's error and
-// what is mapped but never touched, so that a run the estimate got wrong fails its next
-// allocation (std::bad_alloc: exit 2, below) instead of growing until the machine's OOM
-// killer ends it, or others. Not under AddressSanitizer, which maps terabytes of shadow.
+// Caps the address space (address_space_cap: the memory limit plus a margin, within the
+// machine's memory), so that a run the estimate got wrong fails its next allocation
+// (std::bad_alloc: exit 2, below) instead of growing until the machine's OOM killer ends it,
+// or others. Not under AddressSanitizer, which maps terabytes of shadow.
 void limit_address_space(uint64_t memory_limit) {
 #ifdef FABRICSIM_ASAN
   (void)memory_limit;
 #else
-  const rlim_t cap = rlim_t(memory_limit) + rlim_t(memory_limit / 2) + (rlim_t(2) << 30);
+  const rlim_t cap = rlim_t(address_space_cap(memory_limit, machine_memory()));
   struct rlimit rl {};
   // Only ever lowered: a tighter limit set by the caller (ulimit -v) stays.
   if (getrlimit(RLIMIT_AS, &rl) == 0 && (rl.rlim_cur == RLIM_INFINITY || cap < rl.rlim_cur) &&

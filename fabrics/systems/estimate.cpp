@@ -218,7 +218,7 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   return e;
 }
 
-uint64_t default_memory_limit() {
+uint64_t machine_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
   uint64_t ram = pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : (8ull << 30);
   // A container's limit (cgroup v2, then v1) when it is the smaller.
@@ -226,7 +226,15 @@ uint64_t default_memory_limit() {
     const uint64_t limit = read_number(f);
     if (limit > 0 && limit < ram) ram = limit;
   }
-  return ram / 4 * 3;
+  return ram;
+}
+
+uint64_t default_memory_limit() { return machine_memory() / 4 * 3; }
+
+uint64_t address_space_cap(uint64_t limit, uint64_t machine) {
+  constexpr uint64_t kMargin = 2ull << 30;  // holds the heap's 1.5 GiB reservation (main.cpp)
+  const uint64_t wide = limit + limit / 2 + kMargin;
+  return std::min(wide, std::max(limit + kMargin, machine));
 }
 
 namespace {

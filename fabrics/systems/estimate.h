@@ -46,9 +46,16 @@ struct ResourceEstimate {
 
 ResourceEstimate estimate_resources(const SystemSpec& spec);
 
-// Three quarters of this machine's memory (the smaller of its RAM and the process's cgroup
-// limit): the default of simulation.memory_limit.
+// This machine's memory: the smaller of its RAM and the process's cgroup limit.
+uint64_t machine_memory();
+// Three quarters of machine_memory(): the default of simulation.memory_limit.
 uint64_t default_memory_limit();
+// The address space (RLIMIT_AS) a run with this memory limit is given, so that a run the
+// estimate got wrong fails an allocation (exit 2) rather than meet the OOM killer: the limit
+// plus half of it plus 2 GiB (the estimate's error, and what is mapped but never touched),
+// but no more than the machine's memory, unless the limit plus 2 GiB is already more (a limit
+// raised past the machine on purpose). 18 GiB (the default on 24 GiB) -> 24 GiB, not 29.
+uint64_t address_space_cap(uint64_t limit, uint64_t machine);
 // simulation.memory_limit, or the default when it is 0; never above the process's cap.
 uint64_t memory_limit(const SystemSpec& spec);
 // A cap on every run's memory limit in this process, whatever the config says (0: none).

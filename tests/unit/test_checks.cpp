@@ -80,6 +80,20 @@ TEST(Resources, DefaultMemoryLimitIsThreeQuartersOfTheMachine) {
   EXPECT_GT(limit, 0.0);
 }
 
+// The address space a run is given stays within the machine's memory, so that a run the
+// estimate got wrong fails an allocation (exit 2) before the OOM killer is reached; only a
+// limit raised past the machine on purpose takes it beyond.
+TEST(Resources, AddressSpaceCapStaysWithinTheMachine) {
+  constexpr uint64_t GiB = 1ull << 30;
+  EXPECT_EQ(address_space_cap(18 * GiB, 24 * GiB), 24 * GiB);  // the default limit on 24 GiB
+  EXPECT_EQ(address_space_cap(4 * GiB, 24 * GiB), 8 * GiB);    // 4 + 2 + 2: within the machine
+  EXPECT_EQ(address_space_cap(23 * GiB, 24 * GiB), 25 * GiB);  // never below the limit + 2 GiB
+  EXPECT_EQ(address_space_cap(100 * GiB, 24 * GiB), 102 * GiB);
+  const uint64_t m = machine_memory();
+  EXPECT_LE(address_space_cap(default_memory_limit(), m), std::max(m, default_memory_limit() + 2 * GiB));
+  EXPECT_GE(address_space_cap(default_memory_limit(), m), default_memory_limit() + 2 * GiB);
+}
+
 // `check` refuses what would not fit, with the estimate and its parts, and accepts the same
 // system under a limit that holds it.
 TEST(Resources, EstimateOverTheLimitIsRefusedWithItsParts) {
