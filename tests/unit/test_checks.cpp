@@ -89,9 +89,9 @@ TEST(Resources, AddressSpaceCapStaysWithinTheMachine) {
   EXPECT_EQ(address_space_cap(4 * GiB, 24 * GiB), 8 * GiB);    // 4 + 2 + 2: within the machine
   EXPECT_EQ(address_space_cap(23 * GiB, 24 * GiB), 25 * GiB);  // never below the limit + 2 GiB
   EXPECT_EQ(address_space_cap(100 * GiB, 24 * GiB), 102 * GiB);
-  const uint64_t m = machine_memory();
-  EXPECT_LE(address_space_cap(default_memory_limit(), m), std::max(m, default_memory_limit() + 2 * GiB));
-  EXPECT_GE(address_space_cap(default_memory_limit(), m), default_memory_limit() + 2 * GiB);
+  const uint64_t m = machine_memory(), limit = default_memory_limit();
+  EXPECT_LE(address_space_cap(limit, m), std::max(m, limit + 2 * GiB));
+  EXPECT_GE(address_space_cap(limit, m), limit + 2 * GiB);
 }
 
 // `check` refuses what would not fit, with the estimate and its parts, and accepts the same
