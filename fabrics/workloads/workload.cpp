@@ -69,8 +69,8 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
   if (it == shapes.end())
     it = shapes.emplace(key, shape_of(w, collective, algorithm, ranks, domain_size)).first;
   const int d = domain_size > 0 && domain_size < ranks ? domain_size : 0;
-  const double sent =
-      coll::alpha_beta_time_s(coll::algo_info(collective, algorithm), ranks, bytes, 0, 1, d);
+  const coll::AlgoInfo& info = coll::algo_info(collective, algorithm);
+  const double sent = coll::alpha_beta_time_s(info, ranks, bytes, 0, 1, d);
   // The pieces and channels of each protocol it may run (the protocol model: its step as
   // the piece, its line format on the wire); the costliest.
   // (Size sweeps only: training workloads run their collectives without the protocol
@@ -85,7 +85,7 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
   else if (model)
     protos = {coll::protocol_from_name(w.protocol)};
   const uint64_t count = uint64_t(bytes) / std::max<uint32_t>(1, w.elem_bytes);
-  double nvls_request_bytes = 0, nvls_group = 0;
+  double nvls_request_bytes = 0;
   for (coll::Protocol p : protos) {
     // auto picks ll for latency-bound sizes only: on the shipped GPUs up to 128-256 KiB
     // per rank (its lines double the bytes and its small stores multiply the packets).
@@ -103,11 +103,9 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
     x.piece_bytes = std::min(chunk, bytes / (double(ranks) * channels));
     if (x.piece_bytes >= double(aggregate_min_message)) x.aggregated_bytes = x.payload_bytes;
     if (p == coll::Protocol::kLL) x.ll_bytes = x.payload_bytes - x.aggregated_bytes;
-    if (coll::algo_info(collective, algorithm).in_switch) {
-      nvls_group = d > 0 ? d : ranks;
+    if (info.in_switch)
       nvls_request_bytes = std::max(nvls_request_bytes, double(coll::kNvlsWindow) * channels *
                                                             x.piece_bytes * ranks);
-    }
     // The costliest: the most transactions, LL's counted at its smallest stores (32 B).
     const auto work = [](const WorkloadCost& y) {
       return y.messages + (y.payload_bytes - y.aggregated_bytes - y.ll_bytes) / 128 +
@@ -116,7 +114,7 @@ WorkloadCost collective_cost(const WorkloadSpec& w, const std::string& collectiv
     if (work(x) > work(c)) c = x;
   }
   c.nvls_request_bytes = nvls_request_bytes;  // the largest window of any protocol
-  c.nvls_group = nvls_group;
+  c.nvls_group = info.in_switch ? (d > 0 ? d : ranks) : 0;
   return c;
 }
 
