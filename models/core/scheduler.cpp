@@ -253,17 +253,20 @@ void Scheduler::run() {
     __builtin_prefetch(reinterpret_cast<const char*>(a) + 64);
   };
   for (size_t k = 0; k < ready_.size() && k < kFar; ++k) fetch_alarm(ready_[k].alarm);
-  for (size_t k = 0; k < ready_.size() && k < kNear; ++k) {
-    __builtin_prefetch(ready_[k].alarm->target);
-    if (ready_[k].hint) __builtin_prefetch(ready_[k].hint);
-  }
+  auto fetch_near = [](const Entry& f) {
+    const Alarm* a = f.alarm;
+    __builtin_prefetch(a->target);
+    if (f.hint) __builtin_prefetch(f.hint);
+    if (a->also) {
+      const char* also = reinterpret_cast<const char*>(a) + a->also;
+      __builtin_prefetch(also, 1);
+      __builtin_prefetch(also + 64, 1);
+    }
+  };
+  for (size_t k = 0; k < ready_.size() && k < kNear; ++k) fetch_near(ready_[k]);
   for (size_t k = 0; k < ready_.size(); ++k) {  // ready_ grows while we run
     if (k + kFar < ready_.size()) fetch_alarm(ready_[k + kFar].alarm);
-    if (k + kNear < ready_.size()) {
-      const Entry& f = ready_[k + kNear];
-      __builtin_prefetch(f.alarm->target);
-      if (f.hint) __builtin_prefetch(f.hint);
-    }
+    if (k + kNear < ready_.size()) fetch_near(ready_[k + kNear]);
     const Entry e = ready_[k];
     Alarm& a = *e.alarm;
     if (a.when != e.t()) continue;  // superseded by an earlier set(), already served

@@ -36,6 +36,12 @@ class Wakeable {
 struct Alarm {
   Wakeable* target = nullptr;
   uint32_t what = 0;
+  // Where the wake-up writes in another object, as a byte offset from this alarm (0:
+  // nothing named): the calendar fetches that line and the next with the target, a few
+  // wake-ups ahead (Scheduler::run). For state the wake-up reaches through a pointer,
+  // which would otherwise be a miss that waits for another (a port's receiver). Only
+  // a prefetch: it never changes what is computed.
+  int32_t also = 0;
   uint64_t when = UINT64_MAX;  // pending wake-up time, UINT64_MAX if none
   bool pending() const { return when != UINT64_MAX; }
 };

@@ -17,10 +17,10 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
       rx("rx"),
       owner_(owner),
       index_(index),
-      rx_latency_ps_(rx_latency_ps),
       rx_at_head_(rx_at_head),
       rx_owner_(owner),
       rx_index_(index),
+      rx_latency_ps_(rx_latency_ps),
       display_name_(std::move(display_name)) {
   // The hot lines of port.h, "Layout" (offsets from a 64-byte boundary: the class is
   // aligned to 64 by its first hot member).
@@ -30,14 +30,15 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
   static_assert(base % 64 == 0 && alignof(Port) == 64);
   static_assert(offsetof(Port, tx_alarm_) + sizeof(Alarm) - base == 64);  // line 0
   static_assert(offsetof(Port, fw_delay_ps_) + 8 - base == 128);  // line 1
-  static_assert(offsetof(Port, c_) - base == 128 &&
-                offsetof(Port, c_) + offsetof(PortCounters, credit_stall_ps) - base == 192);
-  static_assert(offsetof(Port, peer_rx_buffer_bytes_) + 8 - base <= 256);  // line 3
+  static_assert(offsetof(Port, in_tx_) - base == 128 &&
+                offsetof(Port, rx_transactions_) + 8 - base == 192);  // line 2
   static_assert(sizeof(Fifo<CreditReturn>) == 32);
-  static_assert(offsetof(Port, arr_head_) - base == 256 &&
-                offsetof(Port, up_waiting_) + 1 - base == 320);  // line 4
-  static_assert(offsetof(Port, returns_) - base == 320 &&
-                offsetof(Port, rx_index_) + sizeof(int) - base <= 384);  // line 5
+  static_assert(offsetof(Port, arr_head_) - base == 192 &&
+                offsetof(Port, up_waiting_) + 1 - base == 256);  // line 3
+  static_assert(offsetof(Port, returns_) - base == 256 &&
+                offsetof(Port, rx_index_) + sizeof(int) - base <= 320);  // line 4
+  static_assert(offsetof(Port, credit_stall_ps_) - base >= 320 &&
+                offsetof(Port, peer_rx_buffer_bytes_) + 8 - base <= 384);  // line 5
   static_assert(offsetof(Port, credits_) - base == 384);
 #pragma GCC diagnostic pop
   // And at run time, that the object is where its alignment says (an allocator that
@@ -83,7 +84,14 @@ void Port::end_of_elaboration() {
     credit_q_ = &fw_port_->returns_;
   }
   returns_here_ = bw_port_ && plain_port(bw_port_->tx.get_base_port().get_interface()) == this;
-  if (fw_port_) fw_delay_ps_ = latency_.value() + fw_port_->rx_latency_ps_;
+  if (fw_port_) {
+    fw_delay_ps_ = latency_.value() + fw_port_->rx_latency_ps_;
+    // The receiver's counters and arrivals (lines 2-3), which every transmission writes,
+    // as an offset from the alarm (port.h, "Line 2"); none if it does not fit.
+    const int64_t off = int64_t(reinterpret_cast<uintptr_t>(&fw_port_->in_tx_)) -
+                        int64_t(reinterpret_cast<uintptr_t>(&tx_alarm_));
+    if (off != 0 && off >= INT32_MIN && off <= INT32_MAX) tx_alarm_.also = int32_t(off);
+  }
   rx_message_ = owner_->rx_reads_message();
 }
 
@@ -139,7 +147,7 @@ void Port::tx_step(uint64_t t) {
   // start fetching them while the credits and framing are worked out.
   if (fw_port_) {
     __builtin_prefetch(&fw_port_->arr_head_, 1);
-    __builtin_prefetch(&fw_port_->c_, 1);
+    __builtin_prefetch(&fw_port_->in_tx_, 1);
   }
   if (p->head_ps > t) {
     sched.set(tx_alarm_, p->head_ps);
@@ -157,7 +165,7 @@ void Port::tx_step(uint64_t t) {
   if (credits < wire) {
     if (stall_since_ == UINT64_MAX) set_stall(t);
     if (replay_stall_since_ != UINT64_MAX) {  // now waiting for credits: count each wait once
-      c_.replay_stall_ps += t - replay_stall_since_;
+      replay_stall_ps_ += t - replay_stall_since_;
       replay_stall_since_ = UINT64_MAX;
     }
     // Wake when the next credit return lands (or, if none is in flight, when one is sent).
@@ -165,7 +173,7 @@ void Port::tx_step(uint64_t t) {
     return;
   }
   if (stall_since_ != UINT64_MAX) {
-    c_.credit_stall_ps += t - stall_since_;
+    credit_stall_ps_ += t - stall_since_;
     set_stall(UINT64_MAX);
   }
   if (retry_) {
@@ -179,7 +187,7 @@ void Port::tx_step(uint64_t t) {
       return;
     }
     if (replay_stall_since_ != UINT64_MAX) {
-      c_.replay_stall_ps += t - replay_stall_since_;
+      replay_stall_ps_ += t - replay_stall_since_;
       replay_stall_since_ = UINT64_MAX;
     }
   }
@@ -205,11 +213,12 @@ void Port::tx_step(uint64_t t) {
   }
   p->link_bytes = uint32_t(wire);
 
-  c_.tx_payload_bytes += p->payload_bytes;
-  c_.tx_wire_bytes += wire;
-  c_.tx_packets += p->npackets;
-  ++c_.tx_transactions;
-  c_.busy_ps += tm.free_ps - t;
+  TxCounters& tc = __builtin_expect(fw_port_ != nullptr, 1) ? fw_port_->in_tx_ : own_tx_;
+  tc.payload_bytes += p->payload_bytes;
+  tc.wire_bytes += wire;
+  tc.packets += p->npackets;
+  ++tc.transactions;
+  tc.busy_ps += tm.free_ps - t;
   busy_until_ = tm.free_ps;
   if (__builtin_expect(probed_, 0)) tell_probe(t, tm.free_ps);
 
@@ -237,9 +246,9 @@ void Port::arrive(Packet& p, uint64_t delay) {
   p.tail_ps += delay;
   const uint64_t at = due_of(&p);
   p.queue_next = nullptr;
-  c_.rx_payload_bytes += p.payload_bytes;
-  c_.rx_packets += p.npackets;
-  ++c_.rx_transactions;
+  rx_payload_bytes_ += p.payload_bytes;
+  rx_packets_ += p.npackets;
+  ++rx_transactions_;
   if (arr_head_) {
     // The previous arrival carries this one's due time (read when that one is delivered).
     Packet* last = arr_tail_;
@@ -400,26 +409,44 @@ void Port::b_transport(Packet&, sc_time&) {
   throw InternalError(display_name_ + ": fabric ports are non-blocking only");
 }
 
+Port::Counters Port::counters() const {
+  const TxCounters& t = fw_port_ ? fw_port_->in_tx_ : own_tx_;
+  Counters c;
+  c.tx_payload_bytes = t.payload_bytes;
+  c.tx_wire_bytes = t.wire_bytes;
+  c.tx_packets = t.packets;
+  c.tx_transactions = t.transactions;
+  c.rx_payload_bytes = rx_payload_bytes_;
+  c.rx_packets = rx_packets_;
+  c.rx_transactions = rx_transactions_;
+  c.busy_ps = t.busy_ps;
+  c.credit_stall_ps = credit_stall_ps_;
+  c.replay_stall_ps = replay_stall_ps_;
+  static_cast<RetryCounters&>(c) = retry_counters();
+  return c;
+}
+
 nlohmann::json Port::stats_json(uint64_t now_ps) const {
-  const RetryCounters r = retry_counters();
+  const Counters c = counters();
+  const RetryCounters& r = c;
   nlohmann::json j;
   j["peer"] = peer_name;
   j["link_type"] = link_.type_name;
-  j["tx_payload_bytes"] = c_.tx_payload_bytes;
-  j["tx_wire_bytes"] = c_.tx_wire_bytes;
-  j["tx_packets"] = c_.tx_packets;
-  j["tx_transactions"] = c_.tx_transactions;
-  j["rx_payload_bytes"] = c_.rx_payload_bytes;
-  j["rx_packets"] = c_.rx_packets;
-  j["busy_ps"] = c_.busy_ps;
-  j["utilisation"] = now_ps ? double(c_.busy_ps) / double(now_ps) : 0.0;
-  j["credit_stall_ps"] = c_.credit_stall_ps;
+  j["tx_payload_bytes"] = c.tx_payload_bytes;
+  j["tx_wire_bytes"] = c.tx_wire_bytes;
+  j["tx_packets"] = c.tx_packets;
+  j["tx_transactions"] = c.tx_transactions;
+  j["rx_payload_bytes"] = c.rx_payload_bytes;
+  j["rx_packets"] = c.rx_packets;
+  j["busy_ps"] = c.busy_ps;
+  j["utilisation"] = now_ps ? double(c.busy_ps) / double(now_ps) : 0.0;
+  j["credit_stall_ps"] = c.credit_stall_ps;
   // Link-level retry on this port's transmit direction (docs/models.md).
   j["crc_errors"] = r.crc_errors;
   j["replays"] = r.replays;
   j["replay_wire_bytes"] = r.replay_wire_bytes;
   j["retry_ps"] = r.retry_ps;
-  j["replay_stall_ps"] = c_.replay_stall_ps;
+  j["replay_stall_ps"] = c.replay_stall_ps;
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = level_->max();
   j["queue_depth_avg_bytes"] = level_->average(now_ps);

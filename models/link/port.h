@@ -225,7 +225,7 @@ class Port : public sc_core::sc_module,
     uint64_t replay_stall_ps = 0;  // time work waited for replay-buffer space (ber > 0)
   };
   struct Counters : PortCounters, RetryCounters {};
-  Counters counters() const { return Counters{c_, retry_counters()}; }
+  Counters counters() const;
 
   static uint64_t now() { return Scheduler::now(); }
 
@@ -382,6 +382,11 @@ class Port : public sc_core::sc_module,
   // likely miss (docs/performance.md). The line of each group is checked at compile time
   // (port.cpp).
   static constexpr uint32_t kMaxVcs = 16;  // the vcs parameter's range
+  // One direction's transmit counters (PortCounters' tx_ fields and busy_ps).
+  struct TxCounters {
+    uint64_t payload_bytes = 0, wire_bytes = 0, packets = 0, transactions = 0;
+    uint64_t busy_ps = 0;  // time the transmitter was serialising
+  };
   // Line 0, the transmitter's step: whose packet, when free, where credits come back,
   // where the packet goes, how long it takes, its wake-up.
   alignas(64) PortOwner* owner_;
@@ -419,18 +424,21 @@ class Port : public sc_core::sc_module,
   // alarm, not in lines 6-7 (a cold line per hop on a large fabric; docs/performance.md).
   uint64_t credit0_ = 0;
   // fw_port_ only: this link's latency plus the receiver's rx_latency_ps_, the delay
-  // arrive() adds (the receiver's constant, read here and not in its line 3).
+  // arrive() adds (the receiver's constant, read here and not in its line 5).
   uint64_t fw_delay_ps_ = 0;
-  // Line 2: the counters, the transmitter's and the receiver's (PortCounters: the first
-  // eight in this line).
-  PortCounters c_;
-  // The rest of line 3: the receiver's constants.
-  uint64_t rx_latency_ps_;
-  Port* credit_host_ = nullptr;        // the receiver whose returns_ credit_q_ is, or nullptr
-  Port* bw_port_ = nullptr;            // what rx->nb_transport_bw calls
-  Port* peer_ = nullptr;
-  uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
-  // Line 4, the arrivals: the transactions on their way in, linked through the packets
+  // Line 2: the counters of the direction that arrives here, both written by the hop that
+  // crosses it, so that a hop writes one counter line, not one at each end (the
+  // transmitter's own was a cold line per hop on a large fabric: ~40% of tx_step's time on
+  // NVL576; docs/performance.md). in_tx_ are the transmit counters of the port that sends
+  // here through fw_port_ (a transmitter without fw_port_ keeps its own, own_tx_);
+  // counters() reads them from there. The hop then writes this line and the next (the
+  // arrivals) of the receiver, and the transmitter's alarm names them
+  // (tx_alarm_.also, end_of_elaboration), so that the calendar fetches them a few
+  // wake-ups ahead with the alarm: without that, they were the transmitter's step's
+  // longest waits (a pointer away from the lines the calendar fetched).
+  TxCounters in_tx_;
+  uint64_t rx_payload_bytes_ = 0, rx_packets_ = 0, rx_transactions_ = 0;
+  // Line 3, the arrivals: the transactions on their way in, linked through the packets
   // (Packet::queue_next: a packet on a link is in no switch queue), in send order. The
   // port holds the first one's due time; each packet carries the next one's, as a delta
   // from its own (Packet::next_due_delta), in the line the delivery reads anyway. So a
@@ -448,7 +456,7 @@ class Port : public sc_core::sc_module,
   bool rx_message_ = false;      // owner_->rx_reads_message()
   bool returns_here_ = false;    // this receiver keeps the credit returns (returns_)
   bool up_waiting_ = false;      // bw_port_ waits for credits (returns_here_ only)
-  // Line 5. Credit returns are kept by the receiver that sends them when both ends of
+  // Line 4. Credit returns are kept by the receiver that sends them when both ends of
   // the link are plain Ports (returns_here_): a return then writes only the receiving
   // port's own block, which the release reads anyway, not the transmitter's (a cold port
   // block per hop on a large fabric: ~70% of nb_transport_bw's time on NVL576). The
@@ -466,6 +474,15 @@ class Port : public sc_core::sc_module,
   uint64_t last_release_at_ = 0;  // latest credit-return time sent upstream
   uint64_t peer_latency_ps_ = 0;  // peer_link_.latency_ps (credit returns travel it)
   const int rx_index_;           // = index_
+  // Line 5: the transmitter's stall times (written when a stall ends), the receiver's
+  // constants.
+  uint64_t credit_stall_ps_ = 0;  // time work waited with too few credits
+  uint64_t replay_stall_ps_ = 0;  // time work waited for replay-buffer space (ber > 0)
+  uint64_t rx_latency_ps_;
+  Port* credit_host_ = nullptr;        // the receiver whose returns_ credit_q_ is, or nullptr
+  Port* bw_port_ = nullptr;            // what rx->nb_transport_bw calls
+  Port* peer_ = nullptr;
+  uint64_t peer_rx_buffer_bytes_ = 0;  // peer_link_.rx_buffer_bytes (full credits)
   // Lines 6-7: credits of VCs 1 to vcs_ - 1 (credit(vc); VC 0's are credit0_, line 1).
   alignas(64) uint64_t credits_[kMaxVcs] = {};
   // Line 8 on: the link layer of a port that is not plain_, the transmitter's own returns
@@ -480,6 +497,7 @@ class Port : public sc_core::sc_module,
   Alarm credit_alarm_;
 
   // --- cold ---
+  TxCounters own_tx_;  // this transmitter's counters when it has no fw_port_ (in_tx_)
   // The egress level: the owner's (keep_level_at), else own_level_ (unchanged: zero).
   LevelStat* level_ = &own_level_;
   LevelStat own_level_;

@@ -25,9 +25,9 @@ std::vector<Packet*> Port::cut_arrivals(uint64_t t) {
   size_t keep = in.size();
   while (keep > 0 && in[keep - 1]->tail_ps - delay > t) {
     Packet* p = in[--keep];
-    c_.rx_payload_bytes -= p->payload_bytes;
-    c_.rx_packets -= p->npackets;
-    --c_.rx_transactions;
+    rx_payload_bytes_ -= p->payload_bytes;
+    rx_packets_ -= p->npackets;
+    --rx_transactions_;
   }
   keep_arrivals(keep);
   std::vector<Packet*> cut(in.begin() + std::ptrdiff_t(keep), in.end());
@@ -70,11 +70,11 @@ void Port::link_down() {
   // The transmitter stops: what it was serialising is cut, and no wait of its continues.
   if (busy_until_ > t) busy_until_ = t;
   if (stall_since_ != UINT64_MAX) {
-    c_.credit_stall_ps += t - stall_since_;
+    credit_stall_ps_ += t - stall_since_;
     set_stall(UINT64_MAX);
   }
   if (replay_stall_since_ != UINT64_MAX) {
-    c_.replay_stall_ps += t - replay_stall_since_;
+    replay_stall_ps_ += t - replay_stall_since_;
     replay_stall_since_ = UINT64_MAX;
   }
   for (Packet* p : peer_->cut_arrivals(t)) {

@@ -300,3 +300,27 @@ TEST(Link, AnIdleTransmittersCreditReturnsDoNotPileUp) {
   }
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
+
+// A transmitter's counters live in its receiver's counter line (the line the hop writes
+// anyway; models/link/port.h, "Line 2"): each port still reports its own direction.
+// Unequal traffic both ways tells the directions apart.
+TEST(Link, EachPortReportsItsOwnDirectionsCounters) {
+  Pair p(one_port(), tb::nvlink_like(10'000, 64 * 1024));
+  p.a.send(1, 10 * 128, 1);
+  p.b.send(0, 3 * 128, 2);
+  sc_core::sc_start();
+  const Port::Counters a = p.a.port(0).counters(), b = p.b.port(0).counters();
+  EXPECT_EQ(a.tx_packets, 10u);
+  EXPECT_EQ(a.tx_payload_bytes, 10u * 128);
+  EXPECT_EQ(a.tx_wire_bytes, 10u * 160);
+  EXPECT_EQ(a.busy_ps, 10u * 6'400);
+  EXPECT_EQ(a.rx_packets, 3u);
+  EXPECT_EQ(a.rx_payload_bytes, 3u * 128);
+  EXPECT_EQ(b.tx_packets, 3u);
+  EXPECT_EQ(b.tx_payload_bytes, 3u * 128);
+  EXPECT_EQ(b.tx_wire_bytes, 3u * 160);
+  EXPECT_EQ(b.busy_ps, 3u * 6'400);
+  EXPECT_EQ(b.rx_packets, 10u);
+  EXPECT_EQ(b.rx_payload_bytes, 10u * 128);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
