@@ -182,24 +182,37 @@ void Switch::rx_arrive(int in, Packet* p) {
     return;
   }
   out_load_[p->route_port] += p->payload_bytes;
-  __builtin_prefetch(voq_mode_ ? &voq_[size_t(in) * n_ + p->route_port] : &inq_[in], 1);
-  arrived_.push_back(Arrival{in, p});
+  const PacketQueue* q = voq_mode_ ? &voq_[size_t(in) * n_ + p->route_port] : &inq_[in];
+  __builtin_prefetch(q, 1);
+  arrived_.push_back(Arrival{in, p->route_port, p});
   ++pending_;
-  Scheduler::instance().set(xbar_alarm_, Port::now());
+  // The first arrival of the instant sets the crossbar's wake-up: its queue is the hint,
+  // fetched again a few wake-ups before the flush (on a large fabric the flush comes
+  // after thousands of other wake-ups, and the prefetch above is long gone by then).
+  Scheduler::instance().set(xbar_alarm_, Port::now(), q);
 }
 
 void Switch::flush_arrivals() {
+  // On a large fabric the crossbar's wake-up comes after the instant's other wake-ups
+  // (thousands on NVL576), when what rx_arrive prefetched is out of the caches again, and
+  // a switch has only a few arrivals per instant: fetch every arrival's queue (head and
+  // tail) and packet first, then every queue's last packet, whose link the enqueue writes,
+  // so that the misses of each kind overlap instead of following one another. In blocks,
+  // to bound the fetches in flight.
   const size_t m = arrived_.size();
-  constexpr size_t kAhead = 2;  // the queue's last packet, whose link the enqueue writes
+  constexpr size_t kBlock = 16;
   auto queue_of = [&](const Arrival& a) -> PacketQueue& {
-    return voq_mode_ ? voq_[size_t(a.in) * n_ + a.p->route_port] : inq_[a.in];
+    return voq_mode_ ? voq_[size_t(a.in) * n_ + a.out] : inq_[a.in];
   };
-  for (size_t k = 0; k < m && k < kAhead; ++k)
-    if (Packet* b = queue_of(arrived_[k]).back()) __builtin_prefetch(b, 1);
-  for (size_t k = 0; k < m; ++k) {
-    if (k + kAhead < m)
-      if (Packet* b = queue_of(arrived_[k + kAhead]).back()) __builtin_prefetch(b, 1);
-    enqueue(arrived_[k].in, arrived_[k].p);
+  for (size_t b = 0; b < m; b += kBlock) {
+    const size_t e = std::min(m, b + kBlock);
+    for (size_t k = b; k < e; ++k) {
+      __builtin_prefetch(&queue_of(arrived_[k]), 1);
+      __builtin_prefetch(arrived_[k].p, 1);
+    }
+    for (size_t k = b; k < e; ++k)
+      if (Packet* last = queue_of(arrived_[k]).back()) __builtin_prefetch(last, 1);
+    for (size_t k = b; k < e; ++k) enqueue(arrived_[k].in, arrived_[k].p);
   }
   arrived_.clear();
 }

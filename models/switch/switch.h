@@ -160,6 +160,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   // instant, each to a cold queue (NVL576: 37 MB of VOQ heads); their misses now overlap.
   struct Arrival {
     int in;
+    int out;  // p->route_port, here so that finding the queue reads no packet
     Packet* p;
   };
   std::vector<Arrival> arrived_;
