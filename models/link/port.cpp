@@ -144,7 +144,9 @@ void Port::tx_step(uint64_t t) {
   Packet* p = kHeld ? held_.front() : owner_->tx_peek(index_);
   if (!p) return;  // idle until the owner kicks
   // Sending it pushes onto the receiver's arrival FIFO and counters (nb_transport_fw):
-  // start fetching them while the credits and framing are worked out.
+  // start fetching them while the credits and framing are worked out. (The calendar has
+  // usually fetched them already, named in the alarm; this covers a wake-up it had no
+  // lookahead for, the first ones of an activation.)
   if (fw_port_) {
     __builtin_prefetch(&fw_port_->arr_head_, 1);
     __builtin_prefetch(&fw_port_->in_tx_, 1);

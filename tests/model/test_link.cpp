@@ -309,18 +309,16 @@ TEST(Link, EachPortReportsItsOwnDirectionsCounters) {
   p.a.send(1, 10 * 128, 1);
   p.b.send(0, 3 * 128, 2);
   sc_core::sc_start();
-  const Port::Counters a = p.a.port(0).counters(), b = p.b.port(0).counters();
-  EXPECT_EQ(a.tx_packets, 10u);
-  EXPECT_EQ(a.tx_payload_bytes, 10u * 128);
-  EXPECT_EQ(a.tx_wire_bytes, 10u * 160);
-  EXPECT_EQ(a.busy_ps, 10u * 6'400);
-  EXPECT_EQ(a.rx_packets, 3u);
-  EXPECT_EQ(a.rx_payload_bytes, 3u * 128);
-  EXPECT_EQ(b.tx_packets, 3u);
-  EXPECT_EQ(b.tx_payload_bytes, 3u * 128);
-  EXPECT_EQ(b.tx_wire_bytes, 3u * 160);
-  EXPECT_EQ(b.busy_ps, 3u * 6'400);
-  EXPECT_EQ(b.rx_packets, 10u);
-  EXPECT_EQ(b.rx_payload_bytes, 10u * 128);
+  // Port `c` sent `sent` 128 B packets (160 B on the wire, 6.4 ns each) and received `got`.
+  auto expect_counts = [](const Port::Counters& c, uint64_t sent, uint64_t got) {
+    EXPECT_EQ(c.tx_packets, sent);
+    EXPECT_EQ(c.tx_payload_bytes, sent * 128);
+    EXPECT_EQ(c.tx_wire_bytes, sent * 160);
+    EXPECT_EQ(c.busy_ps, sent * 6'400);
+    EXPECT_EQ(c.rx_packets, got);
+    EXPECT_EQ(c.rx_payload_bytes, got * 128);
+  };
+  expect_counts(p.a.port(0).counters(), 10, 3);
+  expect_counts(p.b.port(0).counters(), 3, 10);
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
