@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """System tests of fabricsim's exploration and review outputs, driving the binary:
 
-    test_outputs.py FABRICSIM CASE     (CASE: trace, sweep, resume, chakra, report,
-                                        progress, bad_inputs)
+    test_outputs.py FABRICSIM CASE     (CASE: trace, trace_gap, sweep, resume, chakra,
+                                        report, progress, bad_inputs)
 
 Each case prints what it checked and exits 0 only when every check holds."""
 import csv, json, os, shutil, signal, subprocess, sys, tempfile, time
@@ -103,6 +103,28 @@ def case_trace():
     bad = [i for i, f in list(ends.items())[:2000]
            if not any(a <= float(f["ts"]) <= b for a, b in xs.get((f["pid"], f["tid"]), []))]
     check(not bad, "every flow end lies inside a slice of its lane")
+
+def case_trace_gap():
+    """scripts/trace_gap.py matches two traces op by op: a run whose kernel launch takes
+    1 us longer ends every op exactly 1 us later, and its ops last as long."""
+    d = tmp("trace_gap")
+    os.makedirs(d)
+    one = ["run", "configs/dgx_h100.yaml", "--set", "workload.min_bytes=2MiB",
+           "--set", "workload.max_bytes=2MiB", "--quiet"]
+    run(*one, "--trace", d + "/a.json")
+    run(*one, "--set", "workload.launch_latency=4500ns", "--trace", d + "/b.json")  # 3500 as shipped
+    ops = sum(1 for e in load(d + "/a.json")["traceEvents"]
+              if e.get("ph") == "X" and "op" in e.get("args", {}))
+    p = subprocess.run([sys.executable, os.path.join(SRC, "scripts/trace_gap.py"), d + "/b.json",
+                        d + "/a.json", "--bins", "5", "--durations", "send"],
+                       capture_output=True, text=True)
+    out = p.stdout.split("\n")
+    check(p.returncode == 0 and ("%d matched" % ops) in out[0], "every op matched (%d): %s" % (ops, out[0]))
+    gaps = [l.split()[-4:] for l in out[2:] if l.strip() and not l.startswith("/")]
+    check(len(gaps) == 5 and all(g == ["1.000"] * 4 for g in gaps),
+          "the gap is +1.000 us in every bin (mean, p5, p50, p95): %s" % gaps)
+    durs = [l.split("duration (us)")[1] for l in out if "duration (us)" in l]
+    check(len(durs) == 2 and durs[0] == durs[1], "the send ops last as long in both: %s" % durs)
 
 def sweep(args, out):
     return run(*(["sweep", "configs/sweep_grid.yaml", "--out", out, "--quiet"] + args))
