@@ -74,6 +74,14 @@ enum PacketFlag : uint8_t {
   kVia = 1u << 7,      // it travels to its intermediate destination `via` first (Valiant)
 };
 
+// A collective protocol's control message (an endpoint's control queue): acknowledgements,
+// flags, read requests. An endpoint's port, or a switch's egress, sends such a packet
+// between the packets of an aggregated transaction on its wire (Port::kick_between).
+inline bool is_protocol_control(PacketKind k) {
+  return k == PacketKind::kAck || k == PacketKind::kNack || k == PacketKind::kFlag ||
+         k == PacketKind::kReadReq;
+}
+
 inline bool is_nvls_switch_bound(PacketKind k) {
   return k == PacketKind::kNvlsReq || k == PacketKind::kNvlsResp || k == PacketKind::kNvlsMcast;
 }

@@ -158,7 +158,10 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   if (data) count_uncut(m, 1);
   ++active_;
   backlog_.set(Port::now(), backlog_.level() + bytes);
-  reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
+  if (data)
+    reach_[dst].for_each([&](int port) { ports_[port]->kick(); });
+  else  // served first: per packet it waits for the packet on the wire, not a transaction
+    reach_[dst].for_each([&](int port) { ports_[port]->kick_between(false, 0); });
   return m.id;
 }
 
@@ -173,6 +176,13 @@ Packet* Endpoint::tx_peek(int port) {
   if (Packet* p = cut(data_, port)) return p;
   if (!resp_q_[port].empty()) return resp_q_[port].front();
   return nullptr;
+}
+
+Packet* Endpoint::tx_peek_between(int port) {
+  if (Packet* p = staged_[port])  // cut before and declined (credits): still first
+    return staged_msg_[port] && is_protocol_control(p->kind) ? p : nullptr;
+  if (!resend_.empty()) return nullptr;  // faults: tx_peek's order
+  return cut(control_, port);
 }
 
 // Cuts the next transaction for `port` from `q`: from the oldest message the port can

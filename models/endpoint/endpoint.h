@@ -107,6 +107,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void reset_dynamic_state() override;
 
   Packet* tx_peek(int port) override;
+  // The next control message's transaction for `port` (the DMA serves them first), to go
+  // between the packets of the transaction on the wire (Port::kick_between).
+  Packet* tx_peek_between(int port) override;
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
   bool rx_reads_message() const override { return true; }  // msg_id, inject_ps

@@ -138,6 +138,10 @@ template <bool kHeld>
 void Port::tx_step(uint64_t t) {
   Scheduler& sched = Scheduler::instance();
   if (busy_until_ > t) {
+    if (__builtin_expect(overtake_at_ == t, 0) && !kHeld) {  // kick_between's boundary
+      overtake(t);
+      return;
+    }
     sched.set(tx_alarm_, busy_until_);
     return;
   }
@@ -207,6 +211,21 @@ void Port::tx_step(uint64_t t) {
   credits -= wire;
 
   const TxTiming tm = __builtin_expect(plain_, 1) ? plain_send(*p, t, wire) : layer_->send(*p, t, wire);
+  if (__builtin_expect(p->npackets > 1, 0)) {  // a control packet may go between its packets
+    host_start_ = t;
+    host_end_ = tm.free_ps;
+    // Time on the wire beyond the packets' own (a transaction that cuts through waits
+    // for its packets to arrive): per packet, the wire idles between them and a packet
+    // sent between them uses that first.
+    host_slack_ = tm.free_ps - t - wire * ps_per_byte_;
+    host_ready_head_ = p->head_ps;
+    host_ready_tail_ = p->tail_ps;
+    host_n_ = p->npackets;
+    host_k_ = 0;
+    host_src_ = p->src;
+    host_dst_ = p->dst;
+    multi_packet_sent_ = true;
+  }
   p->head_ps = tm.head_ps;
   p->tail_ps = tm.tail_ps;
   if (retry_) {
@@ -243,7 +262,7 @@ tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
   return tlm::TLM_ACCEPTED;
 }
 
-void Port::arrive(Packet& p, uint64_t delay) {
+void Port::arrive(Packet& p, uint64_t delay, uint64_t later_ps) {
   p.head_ps += delay;
   p.tail_ps += delay;
   const uint64_t at = due_of(&p);
@@ -251,6 +270,10 @@ void Port::arrive(Packet& p, uint64_t delay) {
   rx_payload_bytes_ += p.payload_bytes;
   rx_packets_ += p.npackets;
   ++rx_transactions_;
+  if (__builtin_expect(arr_head_ && at < arr_tail_due_, 0)) {
+    arrive_before(p, at, later_ps);  // it went between a transaction's packets
+    return;
+  }
   if (arr_head_) {
     // The previous arrival carries this one's due time (read when that one is delivered).
     Packet* last = arr_tail_;
@@ -266,6 +289,139 @@ void Port::arrive(Packet& p, uint64_t delay) {
   arr_head_due_ = arr_tail_due_ = at;
   if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(&p) + 64);  // as rx_method
   Scheduler::instance().set(rx_alarm_, at, &p);
+}
+
+void Port::arrive_before(Packet& p, uint64_t at, uint64_t later_ps) {
+  // The arrivals in due order: p goes before the first one due after it. A packet that
+  // went between the packets of a transaction (kick_between) is due before that
+  // transaction's tail, at a receiver that takes arrivals at their tails; the transaction,
+  // sent last, ends `later_ps` (p's wire time) later.
+  auto delta = [](uint64_t from, uint64_t to) {
+    return to - from < kFarDue ? uint32_t(to - from) : kFarDue;
+  };
+  Packet* prev = nullptr;
+  uint64_t prev_due = 0;
+  Packet* cur = arr_head_;
+  uint64_t cur_due = arr_head_due_;
+  while (cur_due <= at) {  // the tail is due after `at`: the walk ends before it
+    prev = cur;
+    prev_due = cur_due;
+    const uint32_t d = cur->next_due_delta;
+    cur = cur->queue_next;
+    cur_due = d != kFarDue ? cur_due + d : due_of(cur);
+  }
+  if (cur == arr_tail_ && cur_due == cur->tail_ps) {
+    cur->tail_ps += later_ps;
+    cur_due += later_ps;
+    arr_tail_due_ = cur_due;
+  }
+  p.queue_next = cur;
+  p.next_due_delta = delta(at, cur_due);
+  if (prev) {
+    prev->queue_next = &p;
+    prev->next_due_delta = delta(prev_due, at);
+    return;
+  }
+  arr_head_ = &p;
+  arr_head_due_ = at;
+  if (rx_message_) __builtin_prefetch(reinterpret_cast<const char*>(&p) + 64);
+  Scheduler::instance().set(rx_alarm_, at, &p);  // earlier than the old head's
+}
+
+void Port::kick_between(bool fifo, uint64_t ready_ps) {
+  Scheduler& sched = Scheduler::instance();
+  if (busy_until_ <= now()) {
+    sched.set(tx_alarm_, now());
+    return;
+  }
+  const uint64_t t = std::max(now(), ready_ps);
+  uint32_t j = 0;
+  const uint64_t b = overtake_boundary(t, fifo ? ready_before(t) : 0, &j);
+  overtake_fifo_ = fifo;
+  if (b == UINT64_MAX) return;  // it waits for the wire's wake-up at busy_until_
+  if (overtake_at_ < now() || b < overtake_at_) {
+    overtake_at_ = b;
+    sched.set(tx_alarm_, b);
+  }
+}
+
+uint32_t Port::ready_before(uint64_t t) const {
+  // Per packet, the packets queued before a packet leave before it: those of the
+  // transaction on the wire that were ready by `t`, evenly from its first to its last.
+  if (t >= host_ready_tail_) return host_n_;
+  if (t < host_ready_head_) return 0;
+  return uint32_t(1 + (t - host_ready_head_) * (host_n_ - 1) /
+                          (host_ready_tail_ - host_ready_head_));
+}
+
+uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j) const {
+  if (host_end_ != busy_until_ || host_end_ <= t || !plain_ || fault_aware_ || fault_state_ ||
+      !fw_port_ || host_n_ <= host_k_)
+    return UINT64_MAX;
+  const uint64_t left = host_n_ - host_k_;  // packets after host_start_
+  const uint64_t span = host_end_ - host_start_;
+  // The first boundary at or after t: host_start_ + span x i / left, i < left. Not the
+  // transaction's own start (i = 0 before any packet went between its packets), and not
+  // before its packet `after` (packets 0..after-1 go first).
+  uint64_t i = t > host_start_ ? ((t - host_start_) * left + span - 1) / span : 0;
+  if (i == 0 && host_k_ == 0) i = 1;
+  if (after > host_k_ + i) i = after - host_k_;
+  if (i >= left) return UINT64_MAX;
+  *j = uint32_t(i);
+  return host_start_ + span * i / left;
+}
+
+void Port::overtake(uint64_t t) {
+  Scheduler& sched = Scheduler::instance();
+  overtake_at_ = UINT64_MAX;
+  Packet* p = owner_->tx_peek_between(index_);
+  // Not between the packets of a transaction from its own source to its own destination:
+  // it was queued after them (a flag written after its data).
+  if (p && p->npackets == 1 && p->vc < vcs_ && !(p->src == host_src_ && p->dst == host_dst_)) {
+    // First in, first out: after the packets that were ready when it was (its tail_ps).
+    uint32_t j = 0;
+    const uint64_t b = overtake_boundary(std::max(t, p->tail_ps),
+                                         overtake_fifo_ ? ready_before(p->tail_ps) : 0, &j);
+    if (b != t) {  // a later boundary, or none left: the wire's wake-up at busy_until_
+      if (b != UINT64_MAX) overtake_at_ = b;
+      sched.set(tx_alarm_, std::min(b, busy_until_));
+      return;
+    }
+    const uint64_t wire = plain_prepare(*p);
+    uint64_t& credits = credit(p->vc);
+    if (credits < wire) absorb_credits(t);
+    if (credits >= wire) {
+      owner_->tx_pop(index_, p);
+      credits -= wire;
+      const uint64_t ser = wire * ps_per_byte_;
+      p->head_ps = p->tail_ps = t + ser;
+      p->link_bytes = uint32_t(wire);
+      TxCounters& tc = fw_port_->in_tx_;
+      tc.payload_bytes += p->payload_bytes;
+      tc.wire_bytes += wire;
+      tc.packets += 1;
+      ++tc.transactions;
+      // The transaction's rest leaves after it: the wire is busy `ser` longer, less what
+      // the transaction left idle (told to a probe at the end, so that its busy intervals
+      // do not overlap).
+      const uint64_t idle = std::min(host_slack_, ser);
+      host_slack_ -= idle;
+      const uint64_t later = ser - idle;
+      if (probed_ && later) tell_probe(busy_until_, busy_until_ + later);
+      busy_until_ += later;
+      tc.busy_ps += later;  // its idle part was counted with the transaction
+      host_end_ = busy_until_;
+      host_k_ += j;
+      host_start_ = t + ser;
+      ++overtakes_;
+      fw_port_->arrive(*p, fw_delay_ps_, later);
+      // The next one may follow it at once, as per packet.
+      overtake_at_ = t + ser;
+      sched.set(tx_alarm_, overtake_at_);
+      return;
+    }
+  }
+  sched.set(tx_alarm_, busy_until_);
 }
 
 void Port::rx_method() {
@@ -378,6 +534,7 @@ void Port::reset() {
   set_stall(UINT64_MAX);
   replay_stall_since_ = UINT64_MAX;
   std::fill(std::begin(pause_until_), std::end(pause_until_), uint64_t(0));  // no pause carried
+  host_end_ = overtake_at_ = UINT64_MAX;
   if (layer_) layer_->reset();
 }
 
@@ -452,6 +609,9 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   // Egress queue of a switch port; an endpoint's backlog is per endpoint (its DMA queue).
   j["queue_depth_max_bytes"] = level_->max();
   j["queue_depth_avg_bytes"] = level_->average(now_ps);
+  // Packets this transmitter sent between the packets of a transaction (aggregated runs;
+  // kick_between).
+  if (overtakes_) j["packets_between"] = overtakes_;
   if (pause_frames_rx_) {  // PFC on this port's transmitter (links without PFC: no keys)
     j["pause_frames_rx"] = pause_frames_rx_;
     nlohmann::json per = nlohmann::json::object();

@@ -76,6 +76,15 @@ class PortOwner {
   // takes it. A transaction whose head_ps is in the future waits until then.
   virtual Packet* tx_peek(int port) = 0;
   virtual void tx_pop(int port, Packet* p) = 0;
+  // A transaction of one packet that port `port` may send now between two packets of the
+  // transaction of several on its wire (Port::kick_between), or nullptr. Per packet such
+  // a packet waits for the packet on the wire and those queued before it, not for a whole
+  // aggregated transaction. The port calls tx_pop() when it takes it; one it declines
+  // stays first in line for tx_peek(). Default: none.
+  virtual Packet* tx_peek_between(int port) {
+    (void)port;
+    return nullptr;
+  }
   // A transaction arrived on `port` (at its head or tail time, per rx_at_head).
   virtual void rx_arrive(int port, Packet* p) = 0;
   // Does rx_arrive read the packet's message fields (its second cache line: msg_id,
@@ -152,6 +161,25 @@ class Port : public sc_core::sc_module,
     const uint64_t t = now();
     if (busy_until_ <= t) Scheduler::instance().set(tx_alarm_, t);
   }
+  // The owner has a transaction of one packet for this port (tx_peek_between): an
+  // endpoint's control message, or one first in a switch's egress queue. While a
+  // transaction of several packets is on the wire, it goes at that transaction's next
+  // boundary between two packets, and the transaction's rest after it (the transmitter is
+  // busy its wire time longer, less what the transaction left idle), as per packet;
+  // otherwise as kick(). `fifo`: the owner's queue is first in, first out (a switch's
+  // egress): per packet the packet would follow those of the transaction that were
+  // queued before it, so it goes after the packets that were ready (evenly in the
+  // transaction's head_ps..tail_ps as offered) by the time it was (its tail_ps).
+  // `ready_ps`: it may not leave before then (its tail_ps). Not between the packets
+  // of a transaction with its own source and destination (queued after them); not on
+  // ports with faults planned, with a link layer of their own, or whose receiver is not a
+  // plain Port. docs/architecture.md, "Control packets between a transaction's packets".
+  void kick_between(bool fifo, uint64_t ready_ps);
+  // Packets sent between the packets of a transaction (kick_between).
+  uint64_t packets_between() const { return overtakes_; }
+  // Has any port sent a transaction of several packets (aggregation)? Until then nothing
+  // can go between packets, and an owner need not ask (a per-packet run never does).
+  static bool multi_packet_sent() { return multi_packet_sent_; }
   // The owner will have work for this port at `t` (>= now): look then.
   void kick_at(uint64_t t) { Scheduler::instance().set(tx_alarm_, std::max(t, busy_until_)); }
   // Prefetches (no effect on results) for an owner about to serve many ports in a row,
@@ -319,8 +347,22 @@ class Port : public sc_core::sc_module,
   void rx_method();
   // A transaction arrives `delay_ps` after it was sent (nb_transport_fw: the TLM delay
   // plus rx_latency_ps_).
-  void arrive(Packet& p, uint64_t delay_ps);
+  // `later_ps`: p went between the packets of the transaction sent before it (kick_between),
+  // which therefore ends that much later than it said when sent; a receiver that takes
+  // that transaction at its tail moves it (arrive_before). A receiver that took it at its
+  // head already (a switch) keeps the earlier tail: by p's wire time at most.
+  void arrive(Packet& p, uint64_t delay_ps, uint64_t later_ps = 0);
+  void arrive_before(Packet& p, uint64_t at, uint64_t later_ps);  // due before the last
   void credit_method();
+  // kick_between: the next boundary at or after `t` between two packets of the transaction
+  // on the wire where a packet may go, after its first `after` packets
+  // (UINT64_MAX: none), and that boundary's index among the packets left after
+  // host_start_ (in *j).
+  uint64_t overtake_boundary(uint64_t t, uint32_t after, uint32_t* j) const;
+  // How many packets of the transaction on the wire were ready to leave by `t`.
+  uint32_t ready_before(uint64_t t) const;
+  // The wake-up at a boundary kick_between chose: sends the owner's packet there.
+  void overtake(uint64_t t);
   // The plain link layer (plain_): FramedLinkLayer's prepare() and its send() without bit
   // errors, with this port's constants.
   uint64_t plain_prepare(const Packet& p) const {
@@ -520,6 +562,21 @@ class Port : public sc_core::sc_module,
   uint64_t pause_until_[8] = {};
   uint64_t paused_ps_[8] = {};
   uint64_t pause_frames_rx_ = 0;
+  // Packets between a transaction's packets (kick_between). The transaction of
+  // several packets sent last: its packets left after host_start_ take host_start_ to
+  // host_end_ on the wire, evenly (host_end_ == busy_until_ while it is the one on the
+  // wire); host_k_ of its host_n_ packets went before host_start_; host_ready_* are its
+  // head_ps and tail_ps as the owner offered it (when its first and last packet were
+  // ready to leave). Written only for transactions of several packets.
+  uint64_t host_start_ = 0, host_end_ = UINT64_MAX;
+  uint64_t host_slack_ = 0;  // its time on the wire beyond its packets' wire time, unused
+  uint64_t host_ready_head_ = 0, host_ready_tail_ = 0;
+  uint32_t host_n_ = 0, host_k_ = 0;
+  uint32_t host_src_ = 0, host_dst_ = 0;
+  uint64_t overtake_at_ = UINT64_MAX;  // the boundary kick_between set the wake-up for
+  bool overtake_fifo_ = false;         // kick_between's `fifo`
+  uint64_t overtakes_ = 0;
+  static inline bool multi_packet_sent_ = false;
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx. `replay` as Port::attach.

@@ -384,10 +384,24 @@ void Switch::transfer(int in, int out, uint64_t t) {
   egress_[out].q.push(p);
   egress_bytes_[out] += p->payload_bytes;
   set_level(out, t);
-  ports_[out]->kick();
+  // A control packet (an acknowledgement, a flag) first in its queue may go between the
+  // packets of the transaction on the wire, after those that were queued before it, as
+  // per packet (Port::kick_between; asked only once transactions of several packets
+  // exist). Data packets of one wait for the transaction: docs/architecture.md, "Control
+  // packets between a transaction's packets", says why.
+  if (__builtin_expect(Port::multi_packet_sent(), 0) && p->npackets == 1 &&
+      is_protocol_control(p->kind) && egress_[out].q.front() == p)
+    ports_[out]->kick_between(true, p->tail_ps);
+  else
+    ports_[out]->kick();
 }
 
 Packet* Switch::tx_peek(int port) { return egress_[port].q.front(); }
+
+Packet* Switch::tx_peek_between(int port) {
+  Packet* p = egress_[port].q.front();
+  return p && p->npackets == 1 && is_protocol_control(p->kind) ? p : nullptr;
+}
 
 void Switch::tx_pop(int port, Packet* p) {
   egress_[port].q.pop();

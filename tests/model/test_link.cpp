@@ -322,3 +322,121 @@ TEST(Link, EachPortReportsItsOwnDirectionsCounters) {
   expect_counts(p.b.port(0).counters(), 3, 10);
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
+
+// Control packets between the packets of an aggregated transaction (Port::kick_between;
+// docs/architecture.md). Three endpoints on one switch (cut-through, no pipeline latency,
+// crossbar speedup 8, so that a crossbar transfer holds an input or output for an eighth of
+// its wire time); 10 ns links; transactions up to 16 packets. ep0 sends 16 packets (2 KiB,
+// 160 B and 6.4 ns each on the wire) to ep1 as one transaction at 0: its port's wire is
+// busy to 102.4 ns. An 8-byte acknowledgement is 3 flits, 48 B, 1.92 ns on the wire.
+namespace {
+
+struct Between {
+  tb::StarBench bench;
+  struct At {
+    int ep;
+    uint64_t tag, ps;
+  };
+  std::vector<At> at;  // per delivery, in order
+  static SwitchParams params() {
+    SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
+    sp.ports = 3;
+    sp.pipeline_latency_ps = 0;
+    sp.speedup = 8.0;
+    sp.egress_buffer_bytes = 64 * 1024;
+    return sp;
+  }
+  Between() : bench(3, params(), one_port(16 * 128), tb::nvlink_like(10'000, 64 * 1024)) {
+    for (int i = 0; i < 3; ++i)
+      bench.eps[size_t(i)]->on_delivery(
+          [this, i](const Endpoint::Delivery& d) { at.push_back({i, d.tag, Port::now()}); });
+  }
+  uint64_t time_of(uint64_t tag) const {  // when message `tag` was delivered
+    for (const At& a : at)
+      if (a.tag == tag) return a.ps;
+    return 0;
+  }
+  // ep0's 16 packets to ep1 (tag 1) at 0 and an 8-byte control message `kind` from `from`
+  // to `to` (tag 2) at `at_ps`; then the run.
+  struct Control {
+    int from, to;
+    PacketKind kind;
+  };
+  Control control{};
+  TimerQueue later{"later", [this](uint64_t) {
+                     bench.eps[size_t(control.from)]->send(uint32_t(control.to), 8, 2,
+                                                            control.kind);
+                   }};
+  void run(Control c, uint64_t at_ps) {
+    control = c;
+    bench.eps[0]->send(1, 16 * 128, 1);
+    later.at(at_ps, 0);
+    sc_core::sc_start();
+  }
+};
+
+// An ack alone from one endpoint to another, all idle: 1.92 ns on the sender's wire, 10
+// ns of link, 0.24 ns through the crossbar (48 B at 8 x 200 Gb/s), 1.92 ns on the
+// switch's wire, 10 ns of link.
+constexpr uint64_t kAckAlone = 1'920 + 10'000 + 240 + 1'920 + 10'000;
+
+}  // namespace
+
+// An endpoint's acknowledgement queued while its port sends a transaction of 16 packets
+// leaves at the next boundary between two of them (25.6 ns, the 4th; queued at 20 ns), as
+// per packet, not after the whole transaction (102.4 ns): it reaches ep2 at 25.6 ns + the
+// time of an ack alone, which ep1's ack to ep2 at 0 measures. The transaction's rest
+// leaves after it: the port is busy 16 x 6.4 + 1.92 ns.
+TEST(Link, AcknowledgementGoesBetweenTheTransactionsPackets) {
+  Between b;
+  b.bench.eps[1]->send(2, 8, 3, PacketKind::kAck);
+  b.run({0, 2, PacketKind::kAck}, 20'000);
+  ASSERT_EQ(b.at.size(), 3u);
+  EXPECT_EQ(b.time_of(3), kAckAlone);
+  EXPECT_EQ(b.time_of(2), 25'600 + kAckAlone);
+  const Port& src = b.bench.eps[0]->port(0);
+  EXPECT_EQ(src.packets_between(), 1u);
+  EXPECT_EQ(src.counters().tx_transactions, 2u);
+  EXPECT_EQ(src.counters().busy_ps, 16 * 6'400 + 1'920u);
+  // The data: through the switch's wire from 17.2 ns (its first packet crossed) to its
+  // tail, 102.4 + 10 + 0.8 (its last packet crossing) + 6.4 ns, then 10 ns of link. The
+  // switch took the transaction at its head, with the tail it had when it left ep0, before
+  // the ack went between its packets: that tail is 1.92 ns early there (the bound of the
+  // model at a cut-through receiver: one packet's wire time per packet between).
+  EXPECT_GE(b.time_of(1), 102'400 + 10'000 + 800 + 6'400 + 10'000u);
+  EXPECT_LE(b.time_of(1), 102'400 + 10'000 + 800 + 6'400 + 10'000 + 1'920u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// At a switch's egress, first in, first out: an ack that reaches the egress to ep1 while
+// ep0's transaction streams through it follows the packets of it that had crossed, as per
+// packet. ep2's ack, sent at 50 ns, has crossed at 62.16 ns; the transaction's 16 packets
+// crossed evenly from 17.2 to 113.2 ns, 8 of them by then; its egress wire runs from 17.2
+// to 119.6 ns, a packet each 6.4 ns, so the ack leaves at 68.4 ns (after the 8th, which
+// per packet crosses at 68.4 ns too: ep0 sent it by 57.6 ns) and reaches ep1 at 80.32 ns,
+// 6.24 ns later than alone. The transaction's rest follows it: its tail reaches ep1
+// 1.92 ns later than it would without the ack (ep1 takes it at its tail, and moves it).
+TEST(Link, SwitchEgressSendsAPacketBetweenATransactionsPacketsInArrivalOrder) {
+  Between b;
+  b.run({2, 1, PacketKind::kAck}, 50'000);
+  ASSERT_EQ(b.at.size(), 2u);
+  EXPECT_EQ(b.time_of(2), 80'320u);
+  EXPECT_EQ(b.time_of(1), 119'600 + 1'920 + 10'000u);
+  EXPECT_EQ(b.bench.sw->port(1).packets_between(), 1u);
+  EXPECT_EQ(b.bench.eps[0]->port(0).packets_between(), 0u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// Not between the packets of a transaction with its own source and destination: a flag
+// that ep0 writes to ep1 after its data (queued at 20 ns) was queued after all of them,
+// and arrives after the data.
+TEST(Link, FlagDoesNotOvertakeItsOwnData) {
+  Between b;
+  b.run({0, 1, PacketKind::kFlag}, 20'000);
+  ASSERT_EQ(b.at.size(), 2u);
+  EXPECT_EQ(b.at[0].tag, 1u);  // the data, then the flag
+  EXPECT_LT(b.time_of(1), b.time_of(2));
+  EXPECT_EQ(b.bench.eps[0]->port(0).packets_between(), 0u);
+  EXPECT_EQ(b.bench.sw->port(1).packets_between(), 0u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
