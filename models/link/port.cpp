@@ -235,11 +235,7 @@ void Port::tx_step(uint64_t t) {
   p->link_bytes = uint32_t(wire);
 
   TxCounters& tc = __builtin_expect(fw_port_ != nullptr, 1) ? fw_port_->in_tx_ : own_tx_;
-  tc.payload_bytes += p->payload_bytes;
-  tc.wire_bytes += wire;
-  tc.packets += p->npackets;
-  ++tc.transactions;
-  tc.busy_ps += tm.free_ps - t;
+  tc.count(*p, wire, tm.free_ps - t);
   busy_until_ = tm.free_ps;
   if (__builtin_expect(probed_, 0)) tell_probe(t, tm.free_ps);
 
@@ -277,9 +273,7 @@ void Port::arrive(Packet& p, uint64_t delay, uint64_t later_ps) {
   if (arr_head_) {
     // The previous arrival carries this one's due time (read when that one is delivered).
     Packet* last = arr_tail_;
-    last->next_due_delta = at >= arr_tail_due_ && at - arr_tail_due_ < kFarDue
-                               ? uint32_t(at - arr_tail_due_)
-                               : kFarDue;
+    last->next_due_delta = due_delta(arr_tail_due_, at);
     last->queue_next = &p;
     arr_tail_ = &p;
     arr_tail_due_ = at;
@@ -296,9 +290,6 @@ void Port::arrive_before(Packet& p, uint64_t at, uint64_t later_ps) {
   // went between the packets of a transaction (kick_between) is due before that
   // transaction's tail, at a receiver that takes arrivals at their tails; the transaction,
   // sent last, ends `later_ps` (p's wire time) later.
-  auto delta = [](uint64_t from, uint64_t to) {
-    return to - from < kFarDue ? uint32_t(to - from) : kFarDue;
-  };
   Packet* prev = nullptr;
   uint64_t prev_due = 0;
   Packet* cur = arr_head_;
@@ -316,10 +307,10 @@ void Port::arrive_before(Packet& p, uint64_t at, uint64_t later_ps) {
     arr_tail_due_ = cur_due;
   }
   p.queue_next = cur;
-  p.next_due_delta = delta(at, cur_due);
+  p.next_due_delta = due_delta(at, cur_due);
   if (prev) {
     prev->queue_next = &p;
-    prev->next_due_delta = delta(prev_due, at);
+    prev->next_due_delta = due_delta(prev_due, at);
     return;
   }
   arr_head_ = &p;
@@ -329,9 +320,8 @@ void Port::arrive_before(Packet& p, uint64_t at, uint64_t later_ps) {
 }
 
 void Port::kick_between(bool fifo, uint64_t ready_ps) {
-  Scheduler& sched = Scheduler::instance();
   if (busy_until_ <= now()) {
-    sched.set(tx_alarm_, now());
+    kick();
     return;
   }
   const uint64_t t = std::max(now(), ready_ps);
@@ -341,7 +331,7 @@ void Port::kick_between(bool fifo, uint64_t ready_ps) {
   if (b == UINT64_MAX) return;  // it waits for the wire's wake-up at busy_until_
   if (overtake_at_ < now() || b < overtake_at_) {
     overtake_at_ = b;
-    sched.set(tx_alarm_, b);
+    Scheduler::instance().set(tx_alarm_, b);
   }
 }
 
@@ -396,20 +386,15 @@ void Port::overtake(uint64_t t) {
       const uint64_t ser = wire * ps_per_byte_;
       p->head_ps = p->tail_ps = t + ser;
       p->link_bytes = uint32_t(wire);
-      TxCounters& tc = fw_port_->in_tx_;
-      tc.payload_bytes += p->payload_bytes;
-      tc.wire_bytes += wire;
-      tc.packets += 1;
-      ++tc.transactions;
       // The transaction's rest leaves after it: the wire is busy `ser` longer, less what
-      // the transaction left idle (told to a probe at the end, so that its busy intervals
-      // do not overlap).
+      // the transaction left idle and counted as busy (told to a probe at the end, so that
+      // its busy intervals do not overlap).
       const uint64_t idle = std::min(host_slack_, ser);
       host_slack_ -= idle;
       const uint64_t later = ser - idle;
+      fw_port_->in_tx_.count(*p, wire, later);
       if (probed_ && later) tell_probe(busy_until_, busy_until_ + later);
       busy_until_ += later;
-      tc.busy_ps += later;  // its idle part was counted with the transaction
       host_end_ = busy_until_;
       host_k_ += j;
       host_start_ = t + ser;

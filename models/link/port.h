@@ -409,6 +409,10 @@ class Port : public sc_core::sc_module,
   // The due time of an arrival (head or tail, per rx_at_head and deliver_at_head), as
   // pushed. On one link a transaction's head comes after the previous one's tail, so
   // mixing the two keeps the arrivals in order.
+  // The due time `to` as a delta from `from` (<= to) for Packet::next_due_delta.
+  static uint32_t due_delta(uint64_t from, uint64_t to) {
+    return to >= from && to - from < kFarDue ? uint32_t(to - from) : kFarDue;
+  }
   uint64_t due_of(const Packet* p) const {
     return rx_at_head_ || (head_kinds_ >> unsigned(p->kind) & 1u) ? p->head_ps : p->tail_ps;
   }
@@ -428,6 +432,13 @@ class Port : public sc_core::sc_module,
   struct TxCounters {
     uint64_t payload_bytes = 0, wire_bytes = 0, packets = 0, transactions = 0;
     uint64_t busy_ps = 0;  // time the transmitter was serialising
+    void count(const Packet& p, uint64_t wire, uint64_t busy) {  // one transaction sent
+      payload_bytes += p.payload_bytes;
+      wire_bytes += wire;
+      packets += p.npackets;
+      ++transactions;
+      busy_ps += busy;
+    }
   };
   // Line 0, the transmitter's step: whose packet, when free, where credits come back,
   // where the packet goes, how long it takes, its wake-up.
