@@ -35,6 +35,8 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
       rr_(p.ports, 0),
       rx_freed_(p.ports, 0),
       features_(std::move(features)) {
+  in_hold_.resize(size_t(p.ports));
+  out_hold_.resize(size_t(p.ports));
   const bool output_queued = p.input_queues == "output";  // OutputQueuedSwitch
   FABRICSIM_ASSERT(p.input_queues == "voq" || p.input_queues == "fifo" || output_queued,
                    "bad input_queues");
@@ -84,6 +86,7 @@ Switch::Switch(sc_core::sc_module_name n, std::string display_name, const Switch
     gated_rows_ = rows_;
     gated_cols_ = cols_;
   }
+  between_ok_ = !gate_ && after_xbar_.empty() && admission_.empty();
 }
 
 void Switch::wake(uint32_t what) {
@@ -219,6 +222,14 @@ void Switch::flush_arrivals() {
 
 void Switch::enqueue(int in, Packet* p) {
   const int o = p->route_port;
+  // A control packet of one first in its queue (per packet it waits for at most one packet
+  // of a transaction that holds its input or output); only once transactions of several
+  // packets exist, so per-packet runs never take this path.
+  if (__builtin_expect(Port::multi_packet_sent(), 0) && p->npackets == 1 &&
+      is_protocol_control(p->kind) && between_ok_ &&
+      (voq_mode_ ? voq_[size_t(in) * n_ + o].empty() : inq_[in].empty()) &&
+      cross_between(in, p, Port::now()))
+    return;
   if (voq_mode_) {
     voq_[size_t(in) * n_ + o].push(p);
     rows_[in].set(o);
@@ -376,6 +387,59 @@ void Switch::transfer(int in, int out, uint64_t t) {
   // ingress buffer is freed when the tail has crossed, and credits go back in time order.
   in_busy_[in] = t + xs;
   out_busy_[out] = t + xs;
+  if (__builtin_expect(p->npackets > 1, 0)) {  // a control packet may cross between its packets
+    const uint64_t step = xbar_ps(out, f.packet_wire_bytes(p->packet_payload, p->kind));
+    in_hold_[size_t(in)] = Hold{t, step, t + xs};
+    out_hold_[size_t(out)] = Hold{t, step, t + xs};
+  }
+  to_egress(in, out, p, t, end);
+}
+
+bool Switch::cross_between(int in, Packet* p, uint64_t t) {
+  const int out = p->route_port;
+  if (egress_bytes_[out] >= params_.egress_buffer_bytes) return false;
+  // Each side is free at t, or held by a crossing of several packets: then the next
+  // boundary between two of its packets at or after t (at most its end).
+  int held = 0;
+  auto boundary = [&](uint64_t busy, const Hold& h, uint64_t* b) {
+    if (busy <= t) {
+      *b = t;
+      return true;
+    }
+    if (busy != h.end || h.step == 0) return false;  // a packet of one holds it
+    ++held;
+    *b = std::min(busy, h.start + (t - h.start + h.step - 1) / h.step * h.step);
+    return true;
+  };
+  uint64_t bi = 0, bo = 0;
+  if (!boundary(in_busy_[size_t(in)], in_hold_[size_t(in)], &bi) ||
+      !boundary(out_busy_[size_t(out)], out_hold_[size_t(out)], &bo) || held == 0)
+    return false;  // the crossbar's arbitration, as for any packet
+  const uint64_t at = std::max(bi, bo);
+  const uint64_t xs = xbar_ps(out, p->link_bytes);
+  const uint64_t end = at + xs;
+  p->head_ps = p->tail_ps = end;
+  // The side a transaction holds is held that much longer (its own tail_ps, already in
+  // the egress queue, is not moved: at most one control packet's crossbar time per
+  // packet between); a free side is held by this packet alone.
+  auto hold = [&](uint64_t& busy, Hold& h) {
+    if (busy > t) {
+      busy = std::max(busy, at) + xs;
+      h.end = busy;
+    } else {
+      busy = end;
+    }
+  };
+  hold(in_busy_[size_t(in)], in_hold_[size_t(in)]);
+  hold(out_busy_[size_t(out)], out_hold_[size_t(out)]);
+  --pending_;
+  ++transfers_;
+  ++crossed_between_;
+  to_egress(in, out, p, t, end);
+  return true;
+}
+
+void Switch::to_egress(int in, int out, Packet* p, uint64_t t, uint64_t end) {
   const uint64_t freed = std::max(end, rx_freed_[in]);
   rx_freed_[in] = freed;
 
@@ -498,6 +562,7 @@ nlohmann::json Switch::stats_json(uint64_t now_ps) const {
   nlohmann::json j;
   j["crossbar_transfers"] = transfers_;
   j["arbitrations"] = arbitrations_;
+  if (crossed_between_) j["crossed_between"] = crossed_between_;
   j["input_queues"] = params_.input_queues;
   if (arbiter_) j["arbiter"] = params_.arbiter;
   for (const std::unique_ptr<SwitchFeature>& f : features_) f->add_stats(j, now_ps);

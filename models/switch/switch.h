@@ -108,6 +108,13 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   uint64_t xbar_ps(int out, uint64_t bytes) const;
   int select_route(int in, const Packet& p);
   void enqueue(int in, Packet* p);
+  // A control packet of one that arrives while its input or output is crossing a
+  // transaction of several packets crosses between that transaction's packets, as per
+  // packet (docs/architecture.md, "Control packets between a transaction's packets").
+  bool cross_between(int in, Packet* p, uint64_t t);
+  // Puts a transaction whose crossing ends at `end` into its egress queue (the rest of
+  // transfer() and of cross_between()).
+  void to_egress(int in, int out, Packet* p, uint64_t t, uint64_t end);
   enum : uint32_t { kXbar };
   // A feature's transaction into egress queue `out` (SwitchFrame::emit).
   virtual void emit(int out, Packet* p);
@@ -170,6 +177,17 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<Arrival> arrived_;
   void flush_arrivals();
   std::vector<uint64_t> in_busy_, out_busy_, xbar_rate_bps_;
+  // A crossing of several packets that holds an input or output (cold: written only for
+  // such crossings and read only by cross_between): it started at `start`, one packet
+  // crosses in `step`, and it holds the side until `end` (== in_busy_/out_busy_ while this
+  // crossing, and the control packets between its packets, hold it).
+  struct Hold {
+    uint64_t start = 0, step = 0, end = UINT64_MAX;
+  };
+  std::vector<Hold> in_hold_, out_hold_;
+  // Control packets may cross between a transaction's packets: a plain crossbar (no gate,
+  // no feature after it or at the egress admission).
+  bool between_ok_ = false;
   std::vector<uint64_t> xbar_ps_per_byte_;  // 8e12 / xbar_rate_bps_ when exact, else 0
   // ports_[i]->link().framing, here: the port's link parameters are in its cold part, a
   // likely cache miss per crossbar transfer on a large fabric.
@@ -205,6 +223,7 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   std::vector<uint64_t> rx_freed_;    // per input: when its last transaction's buffer frees
   uint64_t pending_ = 0;              // transactions in input queues
   uint64_t transfers_ = 0, arbitrations_ = 0;
+  uint64_t crossed_between_ = 0;  // control packets that crossed between (cross_between)
   Alarm xbar_alarm_;
 
   // Faults (cold): traffic with no route to its destination, waiting for one: still in

@@ -338,15 +338,16 @@ struct Between {
     uint64_t tag, ps;
   };
   std::vector<At> at;  // per delivery, in order
-  static SwitchParams params() {
+  static SwitchParams params(double speedup) {
     SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
     sp.ports = 3;
     sp.pipeline_latency_ps = 0;
-    sp.speedup = 8.0;
+    sp.speedup = speedup;
     sp.egress_buffer_bytes = 64 * 1024;
     return sp;
   }
-  Between() : bench(3, params(), one_port(16 * 128), tb::nvlink_like(10'000, 64 * 1024)) {
+  explicit Between(double speedup = 8.0)
+      : bench(3, params(speedup), one_port(16 * 128), tb::nvlink_like(10'000, 64 * 1024)) {
     for (int i = 0; i < 3; ++i)
       bench.eps[size_t(i)]->on_delivery(
           [this, i](const Endpoint::Delivery& d) { at.push_back({i, d.tag, Port::now()}); });
@@ -438,5 +439,38 @@ TEST(Link, FlagDoesNotOvertakeItsOwnData) {
   EXPECT_LT(b.time_of(1), b.time_of(2));
   EXPECT_EQ(b.bench.eps[0]->port(0).packets_between(), 0u);
   EXPECT_EQ(b.bench.sw->port(1).packets_between(), 0u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// Through the crossbar, as on the wire: at speedup 1 ep0's transaction of 16 packets holds
+// the switch's input 0 and output 1 for its whole crossing, 102.4 ns from its head's
+// arrival at 16.4 ns, one packet each 6.4 ns. A control packet of one that needs that
+// input or output crosses at the next boundary between two of its packets, as per packet
+// it waits for at most one packet, not for the whole crossing (until 118.8 ns).
+// Input: ep0's ack to ep2 leaves ep0 between its packets at 25.6 ns, reaches the switch at
+// 37.52 ns, crosses from the boundary at 42.0 ns (1.92 ns, 48 B at 200 Gb/s) and reaches
+// ep2 at 43.92 + 1.92 + 10 ns.
+TEST(Link, AcknowledgementCrossesBetweenATransactionsPacketsAtItsInput) {
+  Between b(1.0);
+  b.run({0, 2, PacketKind::kAck}, 20'000);
+  ASSERT_EQ(b.at.size(), 2u);
+  EXPECT_EQ(b.time_of(2), 42'000 + 1'920 + 1'920 + 10'000u);
+  EXPECT_EQ(b.bench.sw->stats_json(0).value("crossed_between", 0), 1);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// Output: ep2's ack to ep1, sent at 20 ns, reaches the switch at 31.92 ns, while the
+// transaction holds output 1; it crosses from the boundary at 35.6 ns and ends its
+// crossing at 37.52 ns. At the egress to ep1, first in, first out: the packets of the
+// transaction that had crossed by then (3: they end crossing at 22.8, 29.2 and 35.6 ns)
+// leave first. The egress wire sends them from 22.8 ns, one each 6.4 ns, so the ack
+// leaves at 42.0 ns and reaches ep1 at 42.0 + 1.92 + 10 ns.
+TEST(Link, AcknowledgementCrossesBetweenATransactionsPacketsAtItsOutput) {
+  Between b(1.0);
+  b.run({2, 1, PacketKind::kAck}, 20'000);
+  ASSERT_EQ(b.at.size(), 2u);
+  EXPECT_EQ(b.time_of(2), 42'000 + 1'920 + 10'000u);
+  EXPECT_EQ(b.bench.sw->stats_json(0).value("crossed_between", 0), 1);
+  EXPECT_EQ(b.bench.sw->port(1).packets_between(), 1u);
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
