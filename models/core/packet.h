@@ -199,6 +199,19 @@ class alignas(64) Packet {
 // that packet.
 constexpr uint32_t kFarDue = UINT32_MAX;
 
+// A data packet of one that ends a message of several: per packet one packet among the
+// others at every hop (first in, first out at a switch). Aggregated, it is the held last
+// packet of a message (Endpoint::cut_from) or the last packet of one sent packet by
+// packet; it goes between a transaction's packets as control packets do (Port::kick_between).
+inline bool ends_message(const Packet& p) {
+  return p.kind == PacketKind::kData && p.npackets == 1 && p.offset > 0 &&
+         p.offset + p.payload_bytes == p.msg_bytes;
+}
+// A packet that may go between the packets of a transaction (aggregated runs only).
+inline bool goes_between(const Packet& p) {
+  return p.npackets == 1 && (is_protocol_control(p.kind) || ends_message(p));
+}
+
 static_assert(sizeof(Packet) == 128, "Packet: two cache lines (see the layout note)");
 static_assert(offsetof(Packet, queue_next) + sizeof(Packet*) <= 64,
               "Packet: the per-hop fields fill the first cache line");

@@ -178,11 +178,52 @@ Packet* Endpoint::tx_peek(int port) {
   return nullptr;
 }
 
-Packet* Endpoint::tx_peek_between(int port) {
-  if (Packet* p = staged_[port])  // cut before and declined (credits): still first
-    return staged_msg_[port] && is_protocol_control(p->kind) ? p : nullptr;
+Packet* Endpoint::tx_peek_between(int port, uint32_t* skip) {
+  // A held last packet whose pass has ended (cut_released_tail): per packet it waits for
+  // its round-robin turn, one packet of each message sharing the port whose turn comes
+  // first, not for a whole transaction.
+  auto tail_turns = [&](const Msg& m) {
+    const auto it = std::lower_bound(data_.msgs.begin() + std::ptrdiff_t(data_.first_uncut),
+                                     data_.msgs.end(), m.id,
+                                     [](const Msg& x, uint64_t id) { return x.id < id; });
+    if (it != data_.msgs.end() && it->id == m.id)
+      *skip = turns_before(data_, size_t(it - data_.msgs.begin()), port);
+  };
+  if (Packet* p = staged_[port]) {  // cut before and declined (credits): still first
+    const Msg* m = staged_msg_[port];
+    if (!m) return nullptr;
+    if (is_protocol_control(p->kind)) return p;
+    if (!(m->tail_held && ends_message(*p))) return nullptr;
+    tail_turns(*m);
+    return p;
+  }
   if (!resend_.empty()) return nullptr;  // faults: tx_peek's order
-  return cut(control_, port);
+  if (Packet* p = cut(control_, port)) return p;
+  if (held_tails_.empty()) return nullptr;
+  Packet* p = cut_released_tail(data_, port);
+  if (p) tail_turns(*staged_msg_[port]);
+  return p;
+}
+
+uint32_t Endpoint::turns_before(const Queue& q, size_t k, int port) const {
+  const uint64_t last = rr_last_[size_t(port)];
+  if (last == kNoneServed || last < q.retired) return 0;
+  const size_t l = size_t(last - q.retired);  // the message served last (on the wire)
+  uint32_t n = 0;
+  auto count = [&](size_t from, size_t to) {
+    for (size_t i = std::max(from, q.first_uncut); i < to && i < q.msgs.size(); ++i) {
+      const Msg& m = q.msgs[i];
+      if (m.next_offset < m.bytes && (m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst]).test(port))
+        ++n;
+    }
+  };
+  if (l < k) {
+    count(l + 1, k);
+  } else {
+    count(l + 1, q.msgs.size());
+    count(0, k);
+  }
+  return n;
 }
 
 // Cuts the next transaction for `port` from `q`: from the oldest message the port can
@@ -331,6 +372,7 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       if (whole && turns && !m.tail_held) {
         m.tail_held = true;
         held_tails_.push_back(m.id);
+        ports_[port]->kick_between_at(m.not_before);
       }
       if (whole && bytes > last) {
         bytes -= last;

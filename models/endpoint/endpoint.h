@@ -107,9 +107,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   void reset_dynamic_state() override;
 
   Packet* tx_peek(int port) override;
-  // The next control message's transaction for `port` (the DMA serves them first), to go
-  // between the packets of the transaction on the wire (Port::kick_between).
-  Packet* tx_peek_between(int port) override;
+  // The next control message's transaction for `port` (the DMA serves them first), or a
+  // released held last packet (cut_released_tail) with its round-robin turns in *skip, to
+  // go between the packets of the transaction on the wire (Port::kick_between).
+  Packet* tx_peek_between(int port, uint32_t* skip) override;
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
   bool rx_reads_message() const override { return true; }  // msg_id, inject_ps
@@ -191,6 +192,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // per packet it waits at most one packet of each, here their turns are whole
   // transactions (docs/architecture.md, "Aggregation under round robin").
   Packet* cut_released_tail(Queue& q, int port);
+  // Round-robin turns on `port` of other messages with bytes to cut, after the message
+  // served last and before q.msgs[k] (per packet: the packets that leave before its next).
+  uint32_t turns_before(const Queue& q, size_t k, int port) const;
   std::vector<uint64_t> held_tails_;  // ids of data messages whose last packet is held
   const PortSet& reach_of(const Msg& m) const {
     return m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst];

@@ -142,7 +142,14 @@ void Port::tx_step(uint64_t t) {
       overtake(t);
       return;
     }
+    if (__builtin_expect(between_at_ == t, 0) && !kHeld) {  // kick_between_at's time
+      between_at_ = UINT64_MAX;
+      sched.set(tx_alarm_, busy_until_);
+      kick_between(false, 0);
+      return;
+    }
     sched.set(tx_alarm_, busy_until_);
+    if (__builtin_expect(multi_packet_sent_, 0)) wake_between(t);
     return;
   }
   Packet* p = kHeld ? held_.front() : owner_->tx_peek(index_);
@@ -224,6 +231,7 @@ void Port::tx_step(uint64_t t) {
     host_k_ = 0;
     host_src_ = p->src;
     host_dst_ = p->dst;
+    host_msg_ = p->msg_id;
     multi_packet_sent_ = true;
   }
   p->head_ps = tm.head_ps;
@@ -250,6 +258,7 @@ void Port::tx_step(uint64_t t) {
   // the caches on a large fabric by then): hint it, for the calendar to fetch a few
   // wake-ups ahead (docs/performance.md).
   sched.set(tx_alarm_, tm.free_ps, next);
+  if (__builtin_expect(multi_packet_sent_, 0)) wake_between(t);
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
@@ -335,6 +344,23 @@ void Port::kick_between(bool fifo, uint64_t ready_ps) {
   }
 }
 
+void Port::kick_between_at(uint64_t t) {
+  if (t <= now()) {
+    kick_between(false, 0);
+    return;
+  }
+  if (between_at_ > now() && between_at_ <= t) return;  // an earlier one is pending
+  between_at_ = t;
+  Scheduler::instance().set(tx_alarm_, t);
+}
+
+void Port::wake_between(uint64_t t) {
+  // The transmitter's wake-up is one alarm, set to the earliest time asked: a pending
+  // kick_between_at inside the wire's busy time is asked again after every later one.
+  if (between_at_ > t && between_at_ < busy_until_ && between_at_ != UINT64_MAX)
+    Scheduler::instance().set(tx_alarm_, between_at_);
+}
+
 uint32_t Port::ready_before(uint64_t t) const {
   // Per packet, the packets queued before a packet leave before it: those of the
   // transaction on the wire that were ready by `t`, evenly from its first to its last.
@@ -344,7 +370,7 @@ uint32_t Port::ready_before(uint64_t t) const {
                           (host_ready_tail_ - host_ready_head_));
 }
 
-uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j) const {
+uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j, uint32_t skip) const {
   if (host_end_ != busy_until_ || host_end_ <= t || !plain_ || fault_aware_ || fault_state_ ||
       !fw_port_ || host_n_ <= host_k_)
     return UINT64_MAX;
@@ -352,10 +378,11 @@ uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j) const 
   const uint64_t span = host_end_ - host_start_;
   // The first boundary at or after t: host_start_ + span x i / left, i < left. Not the
   // transaction's own start (i = 0 before any packet went between its packets), and not
-  // before its packet `after` (packets 0..after-1 go first).
+  // before its packet `after` (packets 0..after-1 go first); then `skip` packets later.
   uint64_t i = t > host_start_ ? ((t - host_start_) * left + span - 1) / span : 0;
   if (i == 0 && host_k_ == 0) i = 1;
   if (after > host_k_ + i) i = after - host_k_;
+  i += skip;
   if (i >= left) return UINT64_MAX;
   *j = uint32_t(i);
   return host_start_ + span * i / left;
@@ -364,14 +391,18 @@ uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j) const 
 void Port::overtake(uint64_t t) {
   Scheduler& sched = Scheduler::instance();
   overtake_at_ = UINT64_MAX;
-  Packet* p = owner_->tx_peek_between(index_);
+  uint32_t skip = 0;
+  Packet* p = owner_->tx_peek_between(index_, &skip);
   // Not between the packets of a transaction from its own source to its own destination:
-  // it was queued after them (a flag written after its data).
-  if (p && p->npackets == 1 && p->vc < vcs_ && !(p->src == host_src_ && p->dst == host_dst_)) {
+  // a control packet was queued after them (a flag written after its data); nor between
+  // those of its own message.
+  if (p && p->npackets == 1 && p->vc < vcs_ &&
+      (is_protocol_control(p->kind) ? !(p->src == host_src_ && p->dst == host_dst_)
+                                    : p->msg_id != host_msg_)) {
     // First in, first out: after the packets that were ready when it was (its tail_ps).
     uint32_t j = 0;
     const uint64_t b = overtake_boundary(std::max(t, p->tail_ps),
-                                         overtake_fifo_ ? ready_before(p->tail_ps) : 0, &j);
+                                         overtake_fifo_ ? ready_before(p->tail_ps) : 0, &j, skip);
     if (b != t) {  // a later boundary, or none left: the wire's wake-up at busy_until_
       if (b != UINT64_MAX) overtake_at_ = b;
       sched.set(tx_alarm_, std::min(b, busy_until_));
@@ -403,10 +434,12 @@ void Port::overtake(uint64_t t) {
       // The next one may follow it at once, as per packet.
       overtake_at_ = t + ser;
       sched.set(tx_alarm_, overtake_at_);
+      wake_between(t);
       return;
     }
   }
   sched.set(tx_alarm_, busy_until_);
+  wake_between(t);
 }
 
 void Port::rx_method() {

@@ -80,9 +80,13 @@ class PortOwner {
   // transaction of several on its wire (Port::kick_between), or nullptr. Per packet such
   // a packet waits for the packet on the wire and those queued before it, not for a whole
   // aggregated transaction. The port calls tx_pop() when it takes it; one it declines
-  // stays first in line for tx_peek(). Default: none.
-  virtual Packet* tx_peek_between(int port) {
+  // stays first in line for tx_peek(). `*skip` (0 unless set): packets that per packet
+  // would leave before it from the first boundary after it was ready (an endpoint's
+  // round-robin turns of other messages; the transaction's packets stand for them).
+  // Default: none.
+  virtual Packet* tx_peek_between(int port, uint32_t* skip) {
     (void)port;
+    (void)skip;
     return nullptr;
   }
   // A transaction arrived on `port` (at its head or tail time, per rx_at_head).
@@ -182,6 +186,10 @@ class Port : public sc_core::sc_module,
   static bool multi_packet_sent() { return multi_packet_sent_; }
   // The owner will have work for this port at `t` (>= now): look then.
   void kick_at(uint64_t t) { Scheduler::instance().set(tx_alarm_, std::max(t, busy_until_)); }
+  // The owner will have a packet of one for this port at `t` (> now) that may go between
+  // the packets of the transaction then on the wire: kick_between(false, 0) then (the
+  // earliest such time pending is kept).
+  void kick_between_at(uint64_t t);
   // Prefetches (no effect on results) for an owner about to serve many ports in a row,
   // so that their cold lines load together rather than one after another: what
   // release_rx reads (the receiver's credit-return timing and its returns FIFO), and
@@ -358,11 +366,12 @@ class Port : public sc_core::sc_module,
   // on the wire where a packet may go, after its first `after` packets
   // (UINT64_MAX: none), and that boundary's index among the packets left after
   // host_start_ (in *j).
-  uint64_t overtake_boundary(uint64_t t, uint32_t after, uint32_t* j) const;
+  uint64_t overtake_boundary(uint64_t t, uint32_t after, uint32_t* j, uint32_t skip = 0) const;
   // How many packets of the transaction on the wire were ready to leave by `t`.
   uint32_t ready_before(uint64_t t) const;
   // The wake-up at a boundary kick_between chose: sends the owner's packet there.
   void overtake(uint64_t t);
+  void wake_between(uint64_t t);  // sets the wake-up for a pending kick_between_at
   // The plain link layer (plain_): FramedLinkLayer's prepare() and its send() without bit
   // errors, with this port's constants.
   uint64_t plain_prepare(const Packet& p) const {
@@ -584,6 +593,8 @@ class Port : public sc_core::sc_module,
   uint64_t host_ready_head_ = 0, host_ready_tail_ = 0;
   uint32_t host_n_ = 0, host_k_ = 0;
   uint32_t host_src_ = 0, host_dst_ = 0;
+  uint64_t host_msg_ = 0;
+  uint64_t between_at_ = UINT64_MAX;   // kick_between_at's pending time
   uint64_t overtake_at_ = UINT64_MAX;  // the boundary kick_between set the wake-up for
   bool overtake_fifo_ = false;         // kick_between's `fifo`
   uint64_t overtakes_ = 0;

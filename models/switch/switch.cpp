@@ -222,11 +222,11 @@ void Switch::flush_arrivals() {
 
 void Switch::enqueue(int in, Packet* p) {
   const int o = p->route_port;
-  // A control packet of one first in its queue (per packet it waits for at most one packet
-  // of a transaction that holds its input or output); only once transactions of several
-  // packets exist, so per-packet runs never take this path.
-  if (__builtin_expect(Port::multi_packet_sent(), 0) && p->npackets == 1 &&
-      is_protocol_control(p->kind) && between_ok_ &&
+  // A packet of one that may go between (goes_between: a control packet, or the last packet
+  // of a message) first in its queue: per packet it waits for at most one packet of a
+  // transaction that holds its input or output. Only once transactions of several packets
+  // exist, so per-packet runs never take this path.
+  if (__builtin_expect(Port::multi_packet_sent(), 0) && goes_between(*p) && between_ok_ &&
       (voq_mode_ ? voq_[size_t(in) * n_ + o].empty() : inq_[in].empty()) &&
       cross_between(in, p, Port::now()))
     return;
@@ -448,13 +448,13 @@ void Switch::to_egress(int in, int out, Packet* p, uint64_t t, uint64_t end) {
   egress_[out].q.push(p);
   egress_bytes_[out] += p->payload_bytes;
   set_level(out, t);
-  // A control packet (an acknowledgement, a flag) first in its queue may go between the
-  // packets of the transaction on the wire, after those that were queued before it, as
-  // per packet (Port::kick_between; asked only once transactions of several packets
-  // exist). Data packets of one wait for the transaction: docs/architecture.md, "Control
-  // packets between a transaction's packets", says why.
-  if (__builtin_expect(Port::multi_packet_sent(), 0) && p->npackets == 1 &&
-      is_protocol_control(p->kind) && egress_[out].q.front() == p)
+  // A control packet (an acknowledgement, a flag) or the last packet of a message first in
+  // its queue may go between the packets of the transaction on the wire, after those that
+  // were queued before it, as per packet (Port::kick_between; asked only once transactions
+  // of several packets exist). Other data packets of one wait for the transaction:
+  // docs/architecture.md, "Control packets between a transaction's packets", says why.
+  if (__builtin_expect(Port::multi_packet_sent(), 0) && goes_between(*p) &&
+      egress_[out].q.front() == p)
     ports_[out]->kick_between(true, p->tail_ps);
   else
     ports_[out]->kick();
@@ -462,9 +462,10 @@ void Switch::to_egress(int in, int out, Packet* p, uint64_t t, uint64_t end) {
 
 Packet* Switch::tx_peek(int port) { return egress_[port].q.front(); }
 
-Packet* Switch::tx_peek_between(int port) {
+Packet* Switch::tx_peek_between(int port, uint32_t* skip) {
+  (void)skip;  // first in, first out
   Packet* p = egress_[port].q.front();
-  return p && p->npackets == 1 && is_protocol_control(p->kind) ? p : nullptr;
+  return p && goes_between(*p) ? p : nullptr;
 }
 
 void Switch::tx_pop(int port, Packet* p) {

@@ -78,10 +78,10 @@ class Switch : public sc_core::sc_module, public PortOwner, public Wakeable, pub
   void reset_dynamic_state() override;
 
   Packet* tx_peek(int port) override;
-  // The egress queue's first transaction if it is a control packet of one
-  // (is_protocol_control): it may go between the packets of the transaction on the wire
+  // The egress queue's first transaction if it is a packet of one that goes_between (a
+  // control packet, or the last packet of a message): it may go between the packets of the transaction on the wire
   // (after those queued before it).
-  Packet* tx_peek_between(int port) override;
+  Packet* tx_peek_between(int port, uint32_t* skip) override;
   void tx_pop(int port, Packet* p) override;
   void rx_arrive(int port, Packet* p) override;
   void wake(uint32_t what) override;

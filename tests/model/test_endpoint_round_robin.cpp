@@ -125,4 +125,36 @@ TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
   EXPECT_EQ(delivered, 1u);
 }
 
+// The held last packet (docs/architecture.md, "The held last packet"): A and B, 8 KiB each,
+// posted at once, A's data written by 100 w (its not_before). Turns A B A B of 32 packets:
+// A's first transaction at 0-32 w, B's at 32-64 w, then A's second without its last packet
+// (held) at 64-95 w and B's second from 95 w. A's last packet is released at 100 w, while
+// B's transaction is on the wire. Per packet it waits there for one packet of B, not for
+// all of B's transaction (until 127 w): it goes between B's packets, at the boundary of
+// 100 w, and B's rest follows it (B ends at 128 w).
+TEST(EndpointRoundRobin, ReleasedLastPacketGoesBetweenAnotherMessagesPackets) {
+  Scheduler::instance();
+  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
+  EndpointParams ep;
+  ep.ports = 2;
+  ep.aggregate_bytes = 4096;
+  tb::RingBench bench(2, ep, link);
+  const uint64_t w = transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps);
+  Endpoint& src = *bench.eps[0];
+  src.set_interleave(true);
+  uint64_t a_id = 0, b_id = 0, a_done = 0, b_done = 0;
+  bench.eps[1]->on_delivery([&](const Endpoint::Delivery& d) {
+    const uint64_t t = sc_core::sc_time_stamp().value();
+    if (d.msg_id == a_id) a_done = t;
+    if (d.msg_id == b_id) b_done = t;
+  });
+  a_id = src.send(1, kMsgBytes, 0, PacketKind::kData, 0, 100 * w);
+  b_id = src.send(1, kMsgBytes, 1);
+  sc_core::sc_start();
+  EXPECT_EQ(a_done, 101 * w + kLatencyPs);
+  EXPECT_EQ(b_done, 128 * w + kLatencyPs);
+  EXPECT_EQ(src.port(0).packets_between(), 1u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
 }  // namespace
