@@ -27,7 +27,7 @@ namespace {
 void check_link_buffers(const SystemSpec& s, const SpecSources& src) {
   const uint64_t agg = s.simulation.aggregate_bytes;
   for (const auto& [name, l] : s.link_types) {
-    const uint64_t whole = std::max<uint64_t>(1, agg / l.packet_payload);
+    const uint64_t whole = l.aggregate ? std::max<uint64_t>(1, agg / l.packet_payload) : 1;
     const uint64_t wire = whole * l.framing->packet_wire_bytes(l.packet_payload);
     if (wire > l.rx_buffer_bytes)
       src.link_types.at(name).fail(
@@ -215,7 +215,7 @@ void check_reachable(const SystemSpec& s, const SpecSources& src) {
 ReplayNeed replay_need(const SystemSpec& s, const LinkParams& l) {
   ReplayNeed n;
   const uint64_t agg = s.simulation.aggregate_bytes;
-  const uint64_t whole = std::max<uint64_t>(1, agg / l.packet_payload);
+  const uint64_t whole = l.aggregate ? std::max<uint64_t>(1, agg / l.packet_payload) : 1;
   n.transaction_wire = whole * l.framing->packet_wire_bytes(l.packet_payload);
   // Framings whose packets become usable after their last byte (UALink: up to a codeword).
   const uint64_t slack = l.framing->replay_slack_bytes();

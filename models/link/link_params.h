@@ -54,6 +54,11 @@ struct LinkParams {
   uint64_t latency_ps = 0;      // propagation + PHY/FEC latency, one way
   uint32_t vcs = 0;             // virtual channels, each with its own credits
   uint64_t rx_buffer_bytes = 0; // receive buffer per VC, in wire bytes
+  // false: transactions on this link type are single packets even when the run aggregates
+  // (simulation.aggregate_bytes > 0): links whose packets are large (an InfiniBand MTU
+  // carries 32 NVLink packets' payload) gain little from aggregation, and whole
+  // transactions there take round-robin turns that per packet interleave.
+  bool aggregate = true;
   double energy_pj_per_bit = 0; // transmitter + receiver energy per wire bit, one direction
   // "copper", "optical" or "auto" (optical when a port of an optical circuit switch ends
   // it, copper otherwise): what the cost proxy of `fabricsim compare` counts as needing
@@ -71,8 +76,9 @@ struct LinkParams {
 // Packets per aggregated transaction on a link of type `l` (at least one): as many as
 // `aggregate_bytes` holds, but no more than lets the receive buffer cover the credit loop
 // with two transactions, so that aggregation never makes the buffer, not the line, set the
-// rate (docs/architecture.md, "Aggregation"). Endpoints cut their transactions with it; the
-// resource estimate counts transactions in flight with it.
+// rate (docs/architecture.md, "Aggregation"). One on a link type with `aggregate: false`.
+// Endpoints cut their transactions with it; the resource estimate counts transactions in
+// flight with it.
 uint64_t aggregate_txn_packets(const LinkParams& l, uint64_t aggregate_bytes);
 
 }  // namespace fabricsim

