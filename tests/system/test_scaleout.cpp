@@ -360,11 +360,11 @@ TEST(SixteenNodeIb, RoundRobinInPacketsAgreesWithPerPacket) {
 // are never aggregated; what was aggregated were the proxies' 64 KiB RDMA writes, as 16 KiB
 // transactions (4 InfiniBand packets) that took whole round-robin turns at a NIC port,
 // where per packet the writes converging on it interleave packet by packet: 96.11 us
-// against 97.59 per packet (-1.5%). With packets on the InfiniBand links the only
-// transactions of several packets left would be NVLink messages of 16 KiB and more, of
-// which this size has none: the run matches per packet (97.59 us both). Tolerances: 0.1% for the agreement (measured
-// equal to the reported 0.01 us), and the aggregated links must be at least 0.75% fast
-// (half the measured error), so the test fails if `aggregate: false` stops taking effect.
+// against 97.59 per packet (-1.5%). With packets on the InfiniBand links nothing at this
+// size moves as transactions of several packets, and the run is the per-packet one
+// (97.59 us both). Tolerances: 0.1% for the agreement (measured equal to the reported
+// 0.01 us), and the aggregated links must be at least 0.75% fast (half the measured
+// error), so the test fails if `aggregate: false` stops taking effect.
 TEST(SixteenNodeIb, InfinibandLinksWithoutAggregationAgreeWithPerPacket) {
   const std::vector<std::string> base = {"run", source("configs/16x_dgx_h100_ib.yaml"),
                                          "--quiet", "--set", "workload.min_bytes=256KiB",
@@ -387,8 +387,8 @@ TEST(SixteenNodeIb, InfinibandLinksWithoutAggregationAgreeWithPerPacket) {
   EXPECT_NEAR(t_shipped / t_pp, 1.0, 0.001);
   EXPECT_LT(t_agg, t_pp * (1 - 0.0075));
   // With the InfiniBand links aggregating, the proxies' writes move as transactions of
-  // several packets; as shipped nothing at this size does (LL stores are never aggregated,
-  // and no NVLink message reaches 16 KiB), so the run is the per-packet one hop for hop.
+  // several packets; as shipped nothing at this size does (the tree's LL stores are never
+  // aggregated, and those writes were the only aggregated messages): hop for hop per packet.
   EXPECT_LT(agg["run_cost"]["transaction_hops"].get<double>(),
             pp["run_cost"]["transaction_hops"].get<double>());
   EXPECT_EQ(shipped["run_cost"]["transaction_hops"], pp["run_cost"]["transaction_hops"]);
