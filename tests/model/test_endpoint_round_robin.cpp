@@ -30,19 +30,37 @@ struct Outcome {
   bool counts_agree = true;
 };
 
+// What every test here builds: ep0 and ep1 on one link (1 MiB receive buffers), ep0's data
+// messages round robin per port (set_interleave), and w, the wire time of one full packet.
+struct TwoEndpoints {
+  static EndpointParams params(uint64_t aggregate_bytes, bool round_robin_packets) {
+    Scheduler::instance();  // the calendar before any module
+    EndpointParams ep;
+    ep.ports = 2;
+    ep.aggregate_bytes = aggregate_bytes;
+    ep.aggregate_round_robin_packets = round_robin_packets;
+    return ep;
+  }
+  TwoEndpoints(uint64_t aggregate_bytes, bool round_robin_packets)
+      : link(tb::nvlink_like(kLatencyPs, 1 << 20)),
+        bench(2, params(aggregate_bytes, round_robin_packets), link),
+        src(*bench.eps[0]),
+        w_ps(transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps)) {
+    src.set_interleave(true);
+  }
+  const LinkParams link;
+  tb::RingBench bench;
+  Endpoint& src;
+  const uint64_t w_ps;
+};
+
 Outcome run(uint64_t aggregate_bytes, bool round_robin_packets) {
-  Scheduler::instance();
-  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
-  EndpointParams ep;
-  ep.ports = 2;
-  ep.aggregate_bytes = aggregate_bytes;
-  ep.aggregate_round_robin_packets = round_robin_packets;
-  tb::RingBench bench(2, ep, link);
+  TwoEndpoints two(aggregate_bytes, round_robin_packets);
+  tb::RingBench& bench = two.bench;
+  Endpoint& src = two.src;
   Outcome r;
-  r.w_ps = transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps);
+  r.w_ps = two.w_ps;
   r.done_ps.assign(kMsgs, 0);
-  Endpoint& src = *bench.eps[0];
-  src.set_interleave(true);
   std::vector<uint64_t> ids;
   const auto check = [&] { r.counts_agree = r.counts_agree && src.uncut_counts_agree(); };
   src.on_sent([&](uint64_t, PacketKind) { check(); });
@@ -94,15 +112,10 @@ TEST(EndpointRoundRobin, TransactionTurnsFinishOneAfterAnother) {
 // the routes are set again (the same ones) and the queue abandoned: the count must agree
 // with the scan after each, be zero after the abandon, and only the first message arrive.
 TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
-  Scheduler::instance();
-  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
-  EndpointParams ep;
-  ep.ports = 2;
-  ep.aggregate_bytes = 4096;
-  ep.aggregate_round_robin_packets = true;
-  tb::RingBench bench(2, ep, link);
-  Endpoint& src = *bench.eps[0];
-  src.set_interleave(true);
+  TwoEndpoints two(4096, true);
+  const LinkParams& link = two.link;
+  tb::RingBench& bench = two.bench;
+  Endpoint& src = two.src;
   bool agree = true, after_abandon = false;
   uint64_t abandoned = 0, delivered = 0;
   src.on_sent([&](uint64_t, PacketKind) {
@@ -133,15 +146,10 @@ TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
 // all of B's transaction (until 127 w): it goes between B's packets, at the boundary of
 // 100 w, and B's rest follows it (B ends at 128 w).
 TEST(EndpointRoundRobin, ReleasedLastPacketGoesBetweenAnotherMessagesPackets) {
-  Scheduler::instance();
-  const LinkParams link = tb::nvlink_like(kLatencyPs, 1 << 20);
-  EndpointParams ep;
-  ep.ports = 2;
-  ep.aggregate_bytes = 4096;
-  tb::RingBench bench(2, ep, link);
-  const uint64_t w = transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps);
-  Endpoint& src = *bench.eps[0];
-  src.set_interleave(true);
+  TwoEndpoints two(4096, false);
+  tb::RingBench& bench = two.bench;
+  Endpoint& src = two.src;
+  const uint64_t w = two.w_ps;
   uint64_t a_id = 0, b_id = 0, a_done = 0, b_done = 0;
   bench.eps[1]->on_delivery([&](const Endpoint::Delivery& d) {
     const uint64_t t = sc_core::sc_time_stamp().value();
