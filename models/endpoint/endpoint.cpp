@@ -183,11 +183,8 @@ Packet* Endpoint::tx_peek_between(int port, uint32_t* skip) {
   // its round-robin turn, one packet of each message sharing the port whose turn comes
   // first, not for a whole transaction.
   auto tail_turns = [&](const Msg& m) {
-    const auto it = std::lower_bound(data_.msgs.begin() + std::ptrdiff_t(data_.first_uncut),
-                                     data_.msgs.end(), m.id,
-                                     [](const Msg& x, uint64_t id) { return x.id < id; });
-    if (it != data_.msgs.end() && it->id == m.id)
-      *skip = turns_before(data_, size_t(it - data_.msgs.begin()), port);
+    const size_t k = uncut_index(data_, m.id);
+    if (k < data_.msgs.size()) *skip = turns_before(data_, k, port);
   };
   if (Packet* p = staged_[port]) {  // cut before and declined (credits): still first
     const Msg* m = staged_msg_[port];
@@ -205,6 +202,13 @@ Packet* Endpoint::tx_peek_between(int port, uint32_t* skip) {
   return p;
 }
 
+size_t Endpoint::uncut_index(const Queue& q, uint64_t id) {
+  // Ids grow in queue order, so the queue is sorted by id.
+  const auto it = std::lower_bound(q.msgs.begin() + std::ptrdiff_t(q.first_uncut), q.msgs.end(),
+                                   id, [](const Msg& m, uint64_t x) { return m.id < x; });
+  return it != q.msgs.end() && it->id == id ? size_t(it - q.msgs.begin()) : q.msgs.size();
+}
+
 uint32_t Endpoint::turns_before(const Queue& q, size_t k, int port) const {
   const uint64_t last = rr_last_[size_t(port)];
   if (last == kNoneServed || last < q.retired) return 0;
@@ -213,8 +217,7 @@ uint32_t Endpoint::turns_before(const Queue& q, size_t k, int port) const {
   auto count = [&](size_t from, size_t to) {
     for (size_t i = std::max(from, q.first_uncut); i < to && i < q.msgs.size(); ++i) {
       const Msg& m = q.msgs[i];
-      if (m.next_offset < m.bytes && (m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst]).test(port))
-        ++n;
+      if (m.next_offset < m.bytes && reach_of(m).test(port)) ++n;
     }
   };
   if (l < k) {
@@ -275,15 +278,13 @@ Packet* Endpoint::cut(Queue& q, int port) {
 Packet* Endpoint::cut_released_tail(Queue& q, int port) {
   const uint64_t now = Port::now();
   for (size_t i = 0; i < held_tails_.size();) {
-    const auto it = std::lower_bound(q.msgs.begin() + std::ptrdiff_t(q.first_uncut), q.msgs.end(),
-                                     held_tails_[i],
-                                     [](const Msg& m, uint64_t id) { return m.id < id; });
-    if (it == q.msgs.end() || it->id != held_tails_[i] || it->next_offset == it->bytes) {
+    const size_t k = uncut_index(q, held_tails_[i]);
+    if (k == q.msgs.size() || q.msgs[k].next_offset == q.msgs[k].bytes) {
       held_tails_.erase(held_tails_.begin() + std::ptrdiff_t(i));  // cut, or abandoned
       continue;
     }
-    if (it->not_before <= now)
-      if (Packet* p = cut_from(q, size_t(it - q.msgs.begin()), port, true)) {
+    if (q.msgs[k].not_before <= now)
+      if (Packet* p = cut_from(q, k, port, true)) {
         held_tails_.erase(held_tails_.begin() + std::ptrdiff_t(i));  // it was the last packet
         return p;
       }

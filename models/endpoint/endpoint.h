@@ -195,6 +195,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // Round-robin turns on `port` of other messages with bytes to cut, after the message
   // served last and before q.msgs[k] (per packet: the packets that leave before its next).
   uint32_t turns_before(const Queue& q, size_t k, int port) const;
+  // Index in q.msgs of the message with id `id` not yet fully cut, or q.msgs.size().
+  static size_t uncut_index(const Queue& q, uint64_t id);
   std::vector<uint64_t> held_tails_;  // ids of data messages whose last packet is held
   const PortSet& reach_of(const Msg& m) const {
     return m.dst == kGroupDst ? nvls_reach_ : reach_[m.dst];
