@@ -36,8 +36,9 @@ const ParamBlock& simulation_params() {
                   "robin. false: each turn is one transaction. true: while two or more "
                   "messages take turns on a port each turn is one packet, as per packet, and "
                   "a message moves as aggregated transactions only while it has the port to "
-                  "itself (docs/architecture.md, \"Aggregation under round robin\"). Costs "
-                  "CPU where messages share ports most of the time."),
+                  "itself; a GPU's answers to NVLS reads go a packet per turn too while it "
+                  "has data for the port (docs/architecture.md, \"Aggregation under round "
+                  "robin\"). Costs CPU where messages share ports most of the time."),
             &S::aggregate_round_robin_packets),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error (exit 2) if the workload has not finished by this "

@@ -129,6 +129,7 @@ void Endpoint::end_of_elaboration() {
     const uint64_t txn = aggregate_txn_packets(port->link(), params_.aggregate_bytes);
     txn_payload_.push_back(uint32_t(txn * pp));
   }
+  resp_part_.assign(ports_.size(), nullptr);
   // Every peer has learned its own peers by now: ask which ports lead into in-network
   // collectives.
   std::vector<int> group;
@@ -171,6 +172,24 @@ Packet* Endpoint::tx_peek(int port) {
   // Read responses and the DMA's traffic share the port in turn (one transaction each):
   // the GPU's link interface serves its memory system's answers and its own stores
   // alike. (Serving responses first starves the stores that carry NVLS results out.)
+  if (answers_in_packets(port)) {
+    // Aggregated with aggregate_round_robin_packets, the DMA's shared turns are one packet
+    // each, and an answer as a whole transaction (up to 128 NVLink packets) in every other
+    // turn would give a reduce request's header packet one turn in 129 where per packet it
+    // has one in two: the requests starve behind the answers (two DGX H100 nodes,
+    // hierarchical_nvls 16 MiB: +17.5% against per packet). So while the DMA has data for
+    // the port, an answer goes a packet per turn, as per packet (answer_part).
+    if (Packet* a = resp_part_[port]) return a;  // cut before and not sent yet
+    Fifo<Packet*>& rq = resp_q_[port];
+    if (!rq.empty() && (resp_turn_[port] ^= 1)) {
+      Packet* a = rq.front();
+      if (a->npackets > 1 && port_uncut_[size_t(port)] > 0) return resp_part_[port] = answer_part(a);
+      return a;
+    }
+    if (Packet* p = cut(control_, port)) return p;
+    if (Packet* p = cut(data_, port)) return p;
+    return rq.empty() ? nullptr : rq.front();
+  }
   if (!resp_q_[port].empty() && (resp_turn_[port] ^= 1)) return resp_q_[port].front();
   if (Packet* p = cut(control_, port)) return p;
   if (Packet* p = cut(data_, port)) return p;
@@ -416,6 +435,26 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
   }
 }
 
+// The first packet of answer `a` (more than one packet), as an answer of its own; `a`
+// keeps the rest. The NVLS unit counts a member's answer by packets (NvlsUnit::reduced),
+// so the parts reduce as the whole would.
+Packet* Endpoint::answer_part(Packet* a) {
+  Packet* part = PacketPool::global().acquire();
+  *part = *a;
+  const uint32_t first = a->packet_payload;  // a full packet: a has more than one
+  part->npackets = 1;
+  part->payload_bytes = first;
+  part->tail_ps = part->head_ps;
+  // The rest's first packet is ready as the answer's packets are: evenly from its first
+  // to its last (rx_arrive).
+  if (a->tail_ps > a->head_ps) a->head_ps += (a->tail_ps - a->head_ps) / (a->npackets - 1);
+  a->npackets -= 1;
+  a->payload_bytes -= first;
+  a->offset += first;
+  ++nvls_answer_parts_;
+  return part;
+}
+
 // Packets of a group message of `packets` packets that group port g of `ways` carries
 // when its packet i goes over port (start + i) mod ways.
 uint64_t Endpoint::group_quota(uint64_t packets, uint64_t ways, uint64_t start, uint64_t g) {
@@ -433,10 +472,14 @@ void Endpoint::retire(Queue& q) {
 }
 
 void Endpoint::tx_pop(int port, Packet* p) {
-  if (!staged_[port]) {  // a read response
-    FABRICSIM_ASSERT(!resp_q_[port].empty() && resp_q_[port].front() == p,
-                     display_name_ + ": popped a packet that was not offered");
-    resp_q_[port].pop();
+  if (!staged_[port]) {  // a read response, or its first packet (answer_part)
+    if (p == resp_part_[port]) {
+      resp_part_[port] = nullptr;
+    } else {
+      FABRICSIM_ASSERT(!resp_q_[port].empty() && resp_q_[port].front() == p,
+                       display_name_ + ": popped a packet that was not offered");
+      resp_q_[port].pop();
+    }
     bytes_sent_ += p->payload_bytes;
     return;
   }
@@ -647,6 +690,9 @@ void Endpoint::reset_dynamic_state() {
   for (auto& port : ports_) port->reset();
   rng_ = Rng(params_.seed, display_name_);
   std::fill(resp_turn_.begin(), resp_turn_.end(), uint8_t(0));
+  FABRICSIM_ASSERT(std::all_of(resp_part_.begin(), resp_part_.end(),
+                               [](const Packet* p) { return p == nullptr; }),
+                   display_name_ + ": reset with an answer's packet waiting");
   std::fill(rr_last_.begin(), rr_last_.end(), kNoneServed);
   group_req_packets_ = 0;
   for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
@@ -663,6 +709,8 @@ nlohmann::json Endpoint::stats_json(uint64_t now_ps) const {
   if (nvls_count_) {
     j["nvls_reads_served"] = nvls_reads_served_;
     j["nvls_read_bytes"] = nvls_read_bytes_;
+    // Answers sent a packet at a time while the port was shared (answer_part).
+    if (nvls_answer_parts_) j["nvls_answer_parts"] = nvls_answer_parts_;
   }
   j["transaction_latency_avg_ps"] = rx_txns_ ? latency_sum_ps_ / rx_txns_ : 0;
   j["transaction_latency_max_ps"] = latency_max_ps_;

@@ -171,6 +171,15 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   std::vector<int> group_index_;    // [port] -> its index among the group ports, -1
   std::vector<uint8_t> resp_turn_;
   std::vector<Fifo<Packet*>> resp_q_;  // [port]: read responses waiting for the port
+  std::vector<Packet*> resp_part_;  // [port]: an answer's first packet, cut and not sent yet
+  uint64_t nvls_answer_parts_ = 0;  // answers' packets sent on their own (answer_part)
+  Packet* answer_part(Packet* a);
+  // A port's answers go a packet per turn while the DMA has data for it (tx_peek): the port
+  // aggregates, under round robin, with aggregate_round_robin_packets.
+  bool answers_in_packets(int port) const {
+    return params_.aggregate_round_robin_packets && interleave_ &&
+           txn_payload_[size_t(port)] > packet_payload_[size_t(port)];
+  }
   std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports
   // Per port, from its link: a GPU's NVLink ports and its NIC port cut different packets.
   std::vector<uint32_t> packet_payload_;  // payload bytes per packet

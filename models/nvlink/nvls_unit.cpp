@@ -96,7 +96,8 @@ void NvlsUnit::request(int in, Packet* req) {
   }
   ReduceCtx& ctx = ctx_[c];
   ctx.req = req;
-  ctx.remaining = uint32_t(members_.size());
+  // Counted in packets: a member's answer may come in parts (Endpoint::answer_part).
+  ctx.remaining = uint32_t(members_.size()) * req->npackets;
   ctx.out = in;
   // A request of several packets arrives at its head (cut-through): the reads go out
   // now, their tails no earlier than its tail; its buffer is freed when that is in.
@@ -174,16 +175,22 @@ void NvlsUnit::reduced(Packet* p) {
   FABRICSIM_ASSERT(p->ctx < ctx_.size() && ctx_[p->ctx].req,
                    frame().display_name() + ": NVLS response for no open reduction");
   ReduceCtx& ctx = ctx_[p->ctx];
-  if (p->npackets > 1) {
+  if (ctx.req->npackets > 1) {
     // p->head_ps: when its first packet arrived here. The engine's FIFO took the whole
     // transaction then (its work bounds the tail: now); per packet the engine, faster than
-    // the links that feed it, reduces each packet as it arrives.
-    const uint64_t first = std::min(p->payload_bytes, p->packet_payload);
-    ctx.head_ps = std::max(ctx.head_ps,
-                           p->head_ps + (reduce_.rate_Bps ? transfer_ps(first, reduce_.rate_Bps * 8) : 0));
+    // the links that feed it, reduces each packet as it arrives. An answer in parts
+    // (Endpoint::answer_part): its first part (at the request's offset) bounds the head.
+    if (p->offset == ctx.req->offset) {
+      const uint64_t first = std::min(p->payload_bytes, p->packet_payload);
+      ctx.head_ps = std::max(
+          ctx.head_ps, p->head_ps + (reduce_.rate_Bps ? transfer_ps(first, reduce_.rate_Bps * 8) : 0));
+    }
     ctx.tail_ps = std::max({ctx.tail_ps, SwitchFrame::now(), tail_through(reduce_, p)});
   }
-  if (--ctx.remaining > 0) {
+  FABRICSIM_ASSERT(p->npackets <= ctx.remaining,
+                   frame().display_name() + ": more NVLS answer packets than the reduction reads");
+  ctx.remaining -= p->npackets;
+  if (ctx.remaining > 0) {
     PacketPool::global().release(p);
     return;
   }

@@ -201,8 +201,9 @@ TEST(CostClasses, Nvl576ChainTermsMatchTheEngine) {
 // their passes in the engine, 15.5 us unshared: 6% of the run), and the second piece;
 // the model is 5.5% fast on tree/ll (166.0 against 175.73 us; -2.7% against 170.54 while
 // the InfiniBand writes were aggregated and ran ahead of per packet).
-// At 8 and 64 MiB hierarchical_nvls/1 is the fastest candidate (230.55 and 398.86 us
-// simulated on 2026-12-05; tree/simple 413.77 and 1889.30).
+// At 8 and 64 MiB hierarchical_nvls/1 is the fastest candidate (230.55 and 455.83 us
+// simulated as shipped on 2026-12-05; tree/simple 413.00 at 8 MiB and 1889.30 at 64 MiB,
+// the latter before the config's aggregate_round_robin_packets).
 TEST(CostClasses, SixteenNodeTreeChainTermsMatchTheEngine) {
   const SystemSpec spec =
       load_system(std::string(FABRICSIM_SOURCE_DIR) + "/configs/16x_dgx_h100_ib.yaml",
