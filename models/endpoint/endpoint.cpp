@@ -172,25 +172,20 @@ Packet* Endpoint::tx_peek(int port) {
   // Read responses and the DMA's traffic share the port in turn (one transaction each):
   // the GPU's link interface serves its memory system's answers and its own stores
   // alike. (Serving responses first starves the stores that carry NVLS results out.)
-  if (answers_in_packets(port)) {
-    // Aggregated with aggregate_round_robin_packets, the DMA's shared turns are one packet
-    // each, and an answer as a whole transaction (up to 128 NVLink packets) in every other
-    // turn would give a reduce request's header packet one turn in 129 where per packet it
-    // has one in two: the requests starve behind the answers (two DGX H100 nodes,
-    // hierarchical_nvls 16 MiB: +17.5% against per packet). So while the DMA has data for
-    // the port, an answer goes a packet per turn, as per packet (answer_part).
-    if (Packet* a = resp_part_[port]) return a;  // cut before and not sent yet
-    Fifo<Packet*>& rq = resp_q_[port];
-    if (!rq.empty() && (resp_turn_[port] ^= 1)) {
-      Packet* a = rq.front();
-      if (a->npackets > 1 && port_uncut_[size_t(port)] > 0) return resp_part_[port] = answer_part(a);
-      return a;
-    }
-    if (Packet* p = cut(control_, port)) return p;
-    if (Packet* p = cut(data_, port)) return p;
-    return rq.empty() ? nullptr : rq.front();
+  // Aggregated with aggregate_round_robin_packets, the DMA's shared turns are one packet
+  // each, and an answer as a whole transaction (up to 128 NVLink packets) in every other
+  // turn would give a reduce request's header packet one turn in 129 where per packet it
+  // has one in two: the requests starve behind the answers (two DGX H100 nodes,
+  // hierarchical_nvls 16 MiB: +17.5% against per packet). So while the DMA has data for
+  // the port, an answer goes a packet per turn there, as per packet (answer_part).
+  const bool in_packets = answers_in_packets(port);
+  if (in_packets && resp_part_[port]) return resp_part_[port];  // cut before, not sent yet
+  if (!resp_q_[port].empty() && (resp_turn_[port] ^= 1)) {
+    Packet* a = resp_q_[port].front();
+    if (in_packets && a->npackets > 1 && port_uncut_[size_t(port)] > 0)
+      return resp_part_[port] = answer_part(a);
+    return a;
   }
-  if (!resp_q_[port].empty() && (resp_turn_[port] ^= 1)) return resp_q_[port].front();
   if (Packet* p = cut(control_, port)) return p;
   if (Packet* p = cut(data_, port)) return p;
   if (!resp_q_[port].empty()) return resp_q_[port].front();
