@@ -179,8 +179,8 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   // With aggregate_round_robin_packets under the protocol model, a message that shares a
   // port moves one packet per turn, and the NVLS channels' requests share every port:
   // their reads and answers in flight are counted per packet (16 x DGX H100, 16 MiB: 468
-  // MiB peak with the option, 158 aggregated in whole turns, 476 per packet). The
-  // transaction-hops are not: the messages alone on their ports still move as
+  // MiB peak with the option, 158 aggregated in whole turns, 476 per packet); so are the
+  // transaction-hops, below, a bound: the messages alone on their ports still move as
   // transactions (20.6M there, 7.5M in whole turns, 57.1M per packet).
   const bool shared_turns_in_packets =
       s.simulation.aggregate_round_robin_packets && s.workload.protocol_model();
@@ -218,7 +218,21 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
             s.type_of(g.endpoints[size_t(s.ranks[0])]).find<EndpointParams>("endpoint");
         ep && ep->ll_store_bytes)
       ll_packet = std::min(packet, double(ep->ll_store_bytes));
-  e.transaction_hops = (w.aggregated_bytes / big_txn +
+  // An endpoint cuts an aggregated message over the ports that reach its destination, a
+  // share to each free port, so a piece smaller than aggregate_bytes times the ports goes
+  // in smaller transactions (a 32 KiB NVLS piece over a GPU's 18 NVLink ports: ~14 packets
+  // each). With aggregate_round_robin_packets under the protocol model, messages that
+  // share a port go one packet per turn: counted per packet, the bound (those alone on
+  // their ports still go as transactions: 2 x DGX H100 hierarchical_nvls 32 MiB, 9.4M
+  // transaction-hops against 14.2M per packet; 1.05M without the option).
+  double agg_unit = big_txn;
+  if (shared_turns_in_packets) {
+    agg_unit = packet;
+  } else if (!s.ranks.empty()) {
+    const int spread = g.devices[size_t(g.endpoints[size_t(s.ranks[0])])].ports;
+    agg_unit = std::clamp(w.piece_bytes / std::max(1, spread), packet, big_txn);
+  }
+  e.transaction_hops = (w.aggregated_bytes / agg_unit +
                         (w.payload_bytes - w.aggregated_bytes - w.ll_bytes) / packet +
                         w.ll_bytes / ll_packet + w.messages * per_message) *
                        mean_hops(s);
