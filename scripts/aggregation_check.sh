@@ -47,6 +47,7 @@ cases=(
   "pcie_8gpu 64MiB|configs/pcie_8gpu.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "pcie_8gpu_p2p 64MiB|configs/pcie_8gpu_p2p.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "2x_dgx_h100_ib 256MiB|configs/2x_dgx_h100_ib.yaml|--set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
+  "2x_dgx_h100_ib hierarchical_nvls 256MiB|configs/2x_dgx_h100_ib.yaml|--set workload.algorithm=hierarchical_nvls --set workload.min_bytes=256MiB --set workload.max_bytes=256MiB"
   "16x_dgx_h100_ib 64MiB|configs/16x_dgx_h100_ib.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "16x_dgx_h100_ib 64MiB whole transactions per turn|configs/16x_dgx_h100_ib.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB --set simulation.aggregate_round_robin_packets=false"
   "16x_dgx_h100_ib 256KiB|configs/16x_dgx_h100_ib.yaml|--set workload.min_bytes=256KiB --set workload.max_bytes=256KiB"

@@ -31,14 +31,18 @@ const ParamBlock& simulation_params() {
                   "otherwise run packet by packet (docs/architecture.md, \"Aggregation\").",
                   0),
             &S::aggregate_min_group_message),
-       bind(param("aggregate_round_robin_packets", K::kBool, "false", "",
-                  "Under NCCL's protocol model a GPU's data messages share each port round "
-                  "robin. false: each turn is one transaction. true: while two or more "
-                  "messages take turns on a port each turn is one packet, as per packet, and "
-                  "a message moves as aggregated transactions only while it has the port to "
-                  "itself; a GPU's answers to NVLS reads go a packet per turn too while it "
-                  "has data for the port (docs/architecture.md, \"Aggregation under round "
-                  "robin\"). Costs CPU where messages share ports most of the time."),
+       bind(choice("aggregate_round_robin_packets", {"false", "true", "nvls"}, "false",
+                   "Under NCCL's protocol model a GPU's data messages share each port round "
+                   "robin. false: each turn is one transaction. true: while two or more "
+                   "messages take turns on a port each turn is one packet, as per packet, and "
+                   "a message moves as aggregated transactions only while it has the port to "
+                   "itself; a GPU's answers to NVLS reads go a packet per turn too while it "
+                   "has data for the port (docs/architecture.md, \"Aggregation under round "
+                   "robin\"). Costs CPU where messages share ports most of the time: a ring "
+                   "sweep with 32 channels runs per packet. nvls: as true for NVLS group "
+                   "messages (reduce requests, multicast stores) and the answers only; other "
+                   "messages' turns stay whole transactions, so a ring costs what it does "
+                   "with false."),
             &S::aggregate_round_robin_packets),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error (exit 2) if the workload has not finished by this "

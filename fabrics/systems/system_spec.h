@@ -24,7 +24,10 @@ struct SimulationParams {
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
   uint64_t aggregate_min_group_message = 0;
-  bool aggregate_round_robin_packets = false;
+  // false, true or nvls (the group messages and answers only): shared turns of one packet.
+  std::string aggregate_round_robin_packets = "false";
+  bool round_robin_packets() const { return aggregate_round_robin_packets != "false"; }
+  bool round_robin_nvls_only() const { return aggregate_round_robin_packets == "nvls"; }
   uint64_t time_limit_ps = 0;
   bool functional = false;
   uint64_t wall_limit_ps = 0;    // wall-clock time a run may take (ps, as every time)
@@ -128,7 +131,8 @@ struct SystemSpec {
   RunSettings run_settings() const {
     return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message,
                        simulation.aggregate_min_group_message,
-                       simulation.aggregate_round_robin_packets};
+                       simulation.round_robin_packets(),
+                       simulation.round_robin_nvls_only()};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
 

@@ -70,6 +70,7 @@ struct RunSettings {
   uint64_t aggregate_min_message = 0;
   uint64_t aggregate_min_group_message = UINT64_MAX;  // in-switch group messages
   bool aggregate_round_robin_packets = false;  // shared ports take turns packet by packet
+  bool aggregate_round_robin_nvls_only = false;  // ... NVLS group messages and answers only
 };
 
 // One device of a built system, as a kind's check sees it: its links and their peers,

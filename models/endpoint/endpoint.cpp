@@ -340,12 +340,14 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     // together, while whole transactions per turn let them finish one after another
     // (docs/architecture.md, "Aggregation under round robin"). Shared: another data
     // message with bytes to cut reaches the port too (port_uncut_ counts this one and it).
+    // With its value nvls, only a group message's shared turn is one packet.
     bool whole = false;  // cut as a transaction
     if (aggregated) {
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
-      whole = !(turns && params_.aggregate_round_robin_packets && port_uncut_[size_t(port)] > 1);
+      whole = !(turns && params_.aggregate_round_robin_packets && port_uncut_[size_t(port)] > 1 &&
+                (group || !params_.aggregate_round_robin_nvls_only));
       if (whole) bytes = std::min({left, txn, share});
     }
     // An aggregated NVLS reduce request goes over its ports as a multicast object's

@@ -33,17 +33,19 @@ struct Outcome {
 // What every test here builds: ep0 and ep1 on one link (1 MiB receive buffers), ep0's data
 // messages round robin per port (set_interleave), and w, the wire time of one full packet.
 struct TwoEndpoints {
-  static EndpointParams params(uint64_t aggregate_bytes, bool round_robin_packets) {
+  static EndpointParams params(uint64_t aggregate_bytes, bool round_robin_packets,
+                               bool nvls_only) {
     Scheduler::instance();  // the calendar before any module
     EndpointParams ep;
     ep.ports = 2;
     ep.aggregate_bytes = aggregate_bytes;
     ep.aggregate_round_robin_packets = round_robin_packets;
+    ep.aggregate_round_robin_nvls_only = nvls_only;
     return ep;
   }
-  TwoEndpoints(uint64_t aggregate_bytes, bool round_robin_packets)
+  TwoEndpoints(uint64_t aggregate_bytes, bool round_robin_packets, bool nvls_only = false)
       : link(tb::nvlink_like(kLatencyPs, 1 << 20)),
-        bench(2, params(aggregate_bytes, round_robin_packets), link),
+        bench(2, params(aggregate_bytes, round_robin_packets, nvls_only), link),
         src(*bench.eps[0]),
         w_ps(transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps)) {
     src.set_interleave(true);
@@ -54,8 +56,8 @@ struct TwoEndpoints {
   const uint64_t w_ps;
 };
 
-Outcome run(uint64_t aggregate_bytes, bool round_robin_packets) {
-  TwoEndpoints two(aggregate_bytes, round_robin_packets);
+Outcome run(uint64_t aggregate_bytes, bool round_robin_packets, bool nvls_only = false) {
+  TwoEndpoints two(aggregate_bytes, round_robin_packets, nvls_only);
   tb::RingBench& bench = two.bench;
   Endpoint& src = two.src;
   Outcome r;
@@ -104,6 +106,12 @@ TEST(EndpointRoundRobin, PacketTurnsWhileSharedFinishAsPerPacket) {
 // early.
 TEST(EndpointRoundRobin, TransactionTurnsFinishOneAfterAnother) {
   expect_done(run(4096, false), 128, 160, 192);
+}
+
+// aggregate_round_robin_packets: nvls takes packet turns for in-switch group messages only:
+// these three are point to point, so their turns stay whole transactions.
+TEST(EndpointRoundRobin, NvlsOnlyLeavesPointToPointTurnsWhole) {
+  expect_done(run(4096, true, true), 128, 160, 192);
 }
 
 // The count through the two other ways a message's bytes to cut change: routes recomputed

@@ -204,6 +204,46 @@ TEST(Aggregation, RoundRobinInPacketsAnswersAPacketPerTurn) {
   expect_accounting_clean(pp.results);
 }
 
+// aggregate_round_robin_packets: nvls takes the option's packet turns for the NVLS group
+// messages and the answers only. Two DGX H100 nodes with hierarchical_nvls at 16 MiB (the
+// 16-node config's links on two nodes), where every NVLink port carries only NVLS traffic:
+// nvls is the run with true, to the transaction (102.24 us; per packet 98.24; whole
+// transactions per turn 101.99 in 11x fewer transaction-hops). GB200 NVL72's ring on 16
+// GPUs, with no group messages: nvls is the run with false (252.10 us in 1.35M
+// transaction-hops; with true 254.50 in 30.7M, near per packet's 31.6M).
+TEST(Aggregation, RoundRobinNvlsTurnsPacketsForGroupMessagesOnly) {
+  const std::vector<std::string> two_nodes = {
+      "run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
+      "workload.algorithm=hierarchical_nvls", "--set", "topology.nodes=2", "--set",
+      "topology.spines=0", "--set", "topology.uplinks_per_rail=0", "--set",
+      "workload.min_bytes=16MiB", "--set", "workload.max_bytes=16MiB"};
+  const std::vector<std::string> ring = {
+      "run", source("configs/gb200_nvl72.yaml"), "--quiet", "--set", "topology.endpoints=16",
+      "--set", "workload.min_bytes=64MiB", "--set", "workload.max_bytes=64MiB"};
+  auto with = [](std::vector<std::string> args, const std::string& value) {
+    args.insert(args.end(), {"--set", "simulation.aggregate_round_robin_packets=" + value});
+    return run_fabricsim(args, fresh_dir("rr_scope_" + value));
+  };
+  const RunResult nvls_all = with(two_nodes, "true"), nvls_scoped = with(two_nodes, "nvls"),
+                  nvls_whole = with(two_nodes, "false");
+  const RunResult ring_whole = with(ring, "false"), ring_scoped = with(ring, "nvls");
+  for (const RunResult* r : {&nvls_all, &nvls_scoped, &nvls_whole, &ring_whole, &ring_scoped})
+    ASSERT_EQ(r->exit_code, 0) << r->err;
+  const auto time = [](const RunResult& r, uint64_t size) {
+    return row_of(r.results, size)["time_us"].get<double>();
+  };
+  const auto hops = [](const RunResult& r) {
+    return r.results["run_cost"]["transaction_hops"].get<double>();
+  };
+  EXPECT_EQ(time(nvls_scoped, 16ull << 20), time(nvls_all, 16ull << 20));
+  EXPECT_EQ(hops(nvls_scoped), hops(nvls_all));
+  EXPECT_GT(hops(nvls_scoped), 5 * hops(nvls_whole));  // the scope did turn group messages
+  EXPECT_EQ(time(ring_scoped, 64ull << 20), time(ring_whole, 64ull << 20));
+  EXPECT_EQ(hops(ring_scoped), hops(ring_whole));
+  expect_accounting_clean(nvls_scoped.results);
+  expect_accounting_clean(ring_scoped.results);
+}
+
 // GB200 NVL72 as shipped (32 channels, protocol model) on 16 of its GPUs, 64 MiB ring: 58 KiB
 // ring messages, each one aggregated transaction per NVLink port, 32 thread blocks taking
 // turns on every port. A message's data may not all leave before its block's pass ends
