@@ -67,6 +67,20 @@ inline const nlohmann::json& row_of(const nlohmann::json& results, uint64_t byte
   throw std::runtime_error("no row for size " + std::to_string(bytes));
 }
 
+// `run` of configs/16x_dgx_h100_ib.yaml cut to two nodes on their rails (no spines), with
+// hierarchical_nvls at one size (e.g. "16MiB"): NVLS inside each node, every NVLink port
+// carrying only NVLS traffic, the rail rings over InfiniBand.
+inline std::vector<std::string> two_ib_nodes_hierarchical_nvls(const std::string& size) {
+  return {"run",   source("configs/16x_dgx_h100_ib.yaml"),
+          "--quiet",
+          "--set", "workload.algorithm=hierarchical_nvls",
+          "--set", "topology.nodes=2",
+          "--set", "topology.spines=0",
+          "--set", "topology.uplinks_per_rail=0",
+          "--set", "workload.min_bytes=" + size,
+          "--set", "workload.max_bytes=" + size};
+}
+
 // Runs `args` per packet (simulation.aggregate_bytes=0B) and then as given, each into a
 // fresh --out directory named after `tag`. Returns {per packet, as given}.
 inline std::pair<RunResult, RunResult> run_per_packet_and_as_given(

@@ -212,11 +212,7 @@ TEST(Aggregation, RoundRobinInPacketsAnswersAPacketPerTurn) {
 // GPUs, with no group messages: nvls is the run with false (252.10 us in 1.35M
 // transaction-hops; with true 254.50 in 30.7M, near per packet's 31.6M).
 TEST(Aggregation, RoundRobinNvlsTurnsPacketsForGroupMessagesOnly) {
-  const std::vector<std::string> two_nodes = {
-      "run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
-      "workload.algorithm=hierarchical_nvls", "--set", "topology.nodes=2", "--set",
-      "topology.spines=0", "--set", "topology.uplinks_per_rail=0", "--set",
-      "workload.min_bytes=16MiB", "--set", "workload.max_bytes=16MiB"};
+  const std::vector<std::string> two_nodes = two_ib_nodes_hierarchical_nvls("16MiB");
   const std::vector<std::string> ring = {
       "run", source("configs/gb200_nvl72.yaml"), "--quiet", "--set", "topology.endpoints=16",
       "--set", "workload.min_bytes=64MiB", "--set", "workload.max_bytes=64MiB"};

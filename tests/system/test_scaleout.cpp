@@ -328,11 +328,7 @@ TEST(SixteenNodeIb, LargeMessagesRingBeatsTreeAndHalvingDoublingAutoPicksInSwitc
 // still aggregate where a message is alone (fewer transaction-hops than per packet) and
 // move the same packets and bytes.
 TEST(SixteenNodeIb, RoundRobinInPacketsAgreesWithPerPacket) {
-  const std::vector<std::string> base = {
-      "run", source("configs/16x_dgx_h100_ib.yaml"), "--quiet", "--set",
-      "workload.algorithm=hierarchical_nvls", "--set", "topology.nodes=2", "--set",
-      "topology.spines=0", "--set", "topology.uplinks_per_rail=0", "--set",
-      "workload.min_bytes=8MiB", "--set", "workload.max_bytes=8MiB"};
+  const std::vector<std::string> base = two_ib_nodes_hierarchical_nvls("8MiB");
   const json pp = run_ok(cat(base, {"--set", "simulation.aggregate_bytes=0B"}), "rr_pp");
   const json rr =
       run_ok(cat(base, {"--set", "simulation.aggregate_round_robin_packets=true"}), "rr_on");
