@@ -184,9 +184,11 @@ ResourceEstimate estimate_resources(const SystemSpec& s) {
   // transactions (20.6M there, 7.5M in whole turns, 57.1M per packet).
   // (With its value nvls, only the group messages do, so only a workload with in-switch
   // collectives is counted so.)
+  const PacketTurns turns = s.simulation.packet_turns();
   const bool shared_turns_in_packets =
-      s.simulation.round_robin_packets() && s.workload.protocol_model() &&
-      (!s.simulation.round_robin_nvls_only() || w.nvls_request_bytes > 0);
+      s.workload.protocol_model() &&
+      (turns == PacketTurns::kAll ||
+       (turns == PacketTurns::kGroupOnly && w.nvls_request_bytes > 0));
   if (w.nvls_request_bytes > 0 && min_payload < 1e18) {
     double unit = min_payload;
     const double group_min = double(

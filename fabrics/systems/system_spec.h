@@ -26,8 +26,11 @@ struct SimulationParams {
   uint64_t aggregate_min_group_message = 0;
   // false, true or nvls (the group messages and answers only): shared turns of one packet.
   std::string aggregate_round_robin_packets = "false";
-  bool round_robin_packets() const { return aggregate_round_robin_packets != "false"; }
-  bool round_robin_nvls_only() const { return aggregate_round_robin_packets == "nvls"; }
+  PacketTurns packet_turns() const {
+    return aggregate_round_robin_packets == "true"   ? PacketTurns::kAll
+           : aggregate_round_robin_packets == "nvls" ? PacketTurns::kGroupOnly
+                                                     : PacketTurns::kNone;
+  }
   uint64_t time_limit_ps = 0;
   bool functional = false;
   uint64_t wall_limit_ps = 0;    // wall-clock time a run may take (ps, as every time)
@@ -131,8 +134,7 @@ struct SystemSpec {
   RunSettings run_settings() const {
     return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message,
                        simulation.aggregate_min_group_message,
-                       simulation.round_robin_packets(),
-                       simulation.round_robin_nvls_only()};
+                       simulation.packet_turns()};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
 

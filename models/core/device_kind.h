@@ -18,6 +18,7 @@
 
 #include "models/core/param_spec.h"
 #include "models/core/registry.h"
+#include "models/core/types.h"
 
 namespace fabricsim {
 
@@ -69,8 +70,7 @@ struct RunSettings {
   uint64_t aggregate_bytes = 0;
   uint64_t aggregate_min_message = 0;
   uint64_t aggregate_min_group_message = UINT64_MAX;  // in-switch group messages
-  bool aggregate_round_robin_packets = false;  // shared ports take turns packet by packet
-  bool aggregate_round_robin_nvls_only = false;  // ... NVLS group messages and answers only
+  PacketTurns aggregate_round_robin_packets = PacketTurns::kNone;  // shared turns of a packet
 };
 
 // One device of a built system, as a kind's check sees it: its links and their peers,

@@ -346,8 +346,10 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       const uint64_t rounds = (m.bytes + ways * txn - 1) / (ways * txn);
       const uint64_t pieces = ways * rounds;
       const uint64_t share = ((m.bytes + pieces - 1) / pieces + pkt - 1) / pkt * pkt;
-      whole = !(turns && params_.aggregate_round_robin_packets && port_uncut_[size_t(port)] > 1 &&
-                (group || !params_.aggregate_round_robin_nvls_only));
+      const PacketTurns in_packets = params_.aggregate_round_robin_packets;
+      whole = !(turns && port_uncut_[size_t(port)] > 1 &&
+                (in_packets == PacketTurns::kAll ||
+                 (in_packets == PacketTurns::kGroupOnly && group)));
       if (whole) bytes = std::min({left, txn, share});
     }
     // An aggregated NVLS reduce request goes over its ports as a multicast object's

@@ -177,7 +177,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // A port's answers go a packet per turn while the DMA has data for it (tx_peek): the port
   // aggregates, under round robin, with aggregate_round_robin_packets.
   bool answers_in_packets(int port) const {
-    return params_.aggregate_round_robin_packets && interleave_ &&
+    return params_.aggregate_round_robin_packets != PacketTurns::kNone && interleave_ &&
            txn_payload_[size_t(port)] > packet_payload_[size_t(port)];
   }
   std::vector<uint32_t> reach_count_;  // [dst] -> number of such ports

@@ -138,7 +138,6 @@ DeviceKind endpoint_kind() {
     e.aggregate_min_group_message =
         std::min(b.run.aggregate_min_message, b.run.aggregate_min_group_message);
     e.aggregate_round_robin_packets = b.run.aggregate_round_robin_packets;
-    e.aggregate_round_robin_nvls_only = b.run.aggregate_round_robin_nvls_only;
     e.seed = b.run.seed;
     return std::make_unique<Endpoint>(b.name.c_str(), b.name, uint32_t(b.endpoint_id), e);
   };

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "models/core/types.h"
+
 namespace fabricsim {
 
 // Declared in models/endpoint/endpoint_kind.cpp (defaults there).
@@ -43,10 +45,9 @@ struct EndpointParams {
   // Under interleave (set_interleave), while two or more data messages take turns on a
   // port, each turn is one packet (as per packet); aggregated transactions only for a
   // message that has the port to itself. false: each turn is one transaction.
-  bool aggregate_round_robin_packets = false;
-  // With it: only in-switch group messages (NVLS reduce requests, multicast stores) take
-  // turns of one packet; the others' turns stay whole transactions.
-  bool aggregate_round_robin_nvls_only = false;
+  // kGroupOnly: only in-switch group messages (NVLS reduce requests, multicast stores)
+  // take turns of one packet; the others' turns stay whole transactions.
+  PacketTurns aggregate_round_robin_packets = PacketTurns::kNone;
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
 
   int total_ports() const { return ports + nic_ports; }

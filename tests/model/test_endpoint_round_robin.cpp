@@ -33,19 +33,17 @@ struct Outcome {
 // What every test here builds: ep0 and ep1 on one link (1 MiB receive buffers), ep0's data
 // messages round robin per port (set_interleave), and w, the wire time of one full packet.
 struct TwoEndpoints {
-  static EndpointParams params(uint64_t aggregate_bytes, bool round_robin_packets,
-                               bool nvls_only) {
+  static EndpointParams params(uint64_t aggregate_bytes, PacketTurns in_packets) {
     Scheduler::instance();  // the calendar before any module
     EndpointParams ep;
     ep.ports = 2;
     ep.aggregate_bytes = aggregate_bytes;
-    ep.aggregate_round_robin_packets = round_robin_packets;
-    ep.aggregate_round_robin_nvls_only = nvls_only;
+    ep.aggregate_round_robin_packets = in_packets;
     return ep;
   }
-  TwoEndpoints(uint64_t aggregate_bytes, bool round_robin_packets, bool nvls_only = false)
+  TwoEndpoints(uint64_t aggregate_bytes, PacketTurns in_packets)
       : link(tb::nvlink_like(kLatencyPs, 1 << 20)),
-        bench(2, params(aggregate_bytes, round_robin_packets, nvls_only), link),
+        bench(2, params(aggregate_bytes, in_packets), link),
         src(*bench.eps[0]),
         w_ps(transfer_ps(link.framing->packet_wire_bytes(link.packet_payload), link.rate_bps)) {
     src.set_interleave(true);
@@ -56,8 +54,8 @@ struct TwoEndpoints {
   const uint64_t w_ps;
 };
 
-Outcome run(uint64_t aggregate_bytes, bool round_robin_packets, bool nvls_only = false) {
-  TwoEndpoints two(aggregate_bytes, round_robin_packets, nvls_only);
+Outcome run(uint64_t aggregate_bytes, PacketTurns in_packets) {
+  TwoEndpoints two(aggregate_bytes, in_packets);
   tb::RingBench& bench = two.bench;
   Endpoint& src = two.src;
   Outcome r;
@@ -92,26 +90,26 @@ void expect_done(const Outcome& r, uint64_t a, uint64_t b, uint64_t c) {
 }
 
 TEST(EndpointRoundRobin, PerPacketMessagesFinishTogether) {
-  expect_done(run(0, false), 190, 191, 192);
+  expect_done(run(0, PacketTurns::kNone), 190, 191, 192);
 }
 
 // aggregate_round_robin_packets: while two or more of them have bytes to cut, each turn is one
 // packet: the same finishing times as per packet, exactly.
 TEST(EndpointRoundRobin, PacketTurnsWhileSharedFinishAsPerPacket) {
-  expect_done(run(4096, true), 190, 191, 192);
+  expect_done(run(4096, PacketTurns::kAll), 190, 191, 192);
 }
 
 // As shipped, whole transactions per turn (A B C A B C, 32 packets each): A finishes at its second
 // turn, 128 packets in, 62 packets (a third of the run) before it does per packet; B 31 packets
 // early.
 TEST(EndpointRoundRobin, TransactionTurnsFinishOneAfterAnother) {
-  expect_done(run(4096, false), 128, 160, 192);
+  expect_done(run(4096, PacketTurns::kNone), 128, 160, 192);
 }
 
 // aggregate_round_robin_packets: nvls takes packet turns for in-switch group messages only:
 // these three are point to point, so their turns stay whole transactions.
 TEST(EndpointRoundRobin, NvlsOnlyLeavesPointToPointTurnsWhole) {
-  expect_done(run(4096, true, true), 128, 160, 192);
+  expect_done(run(4096, PacketTurns::kGroupOnly), 128, 160, 192);
 }
 
 // The count through the two other ways a message's bytes to cut change: routes recomputed
@@ -120,7 +118,7 @@ TEST(EndpointRoundRobin, NvlsOnlyLeavesPointToPointTurnsWhole) {
 // the routes are set again (the same ones) and the queue abandoned: the count must agree
 // with the scan after each, be zero after the abandon, and only the first message arrive.
 TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
-  TwoEndpoints two(4096, true);
+  TwoEndpoints two(4096, PacketTurns::kAll);
   const LinkParams& link = two.link;
   tb::RingBench& bench = two.bench;
   Endpoint& src = two.src;
@@ -154,7 +152,7 @@ TEST(EndpointRoundRobin, CountsFollowNewRoutesAndAbandon) {
 // all of B's transaction (until 127 w): it goes between B's packets, at the boundary of
 // 100 w, and B's rest follows it (B ends at 128 w).
 TEST(EndpointRoundRobin, ReleasedLastPacketGoesBetweenAnotherMessagesPackets) {
-  TwoEndpoints two(4096, false);
+  TwoEndpoints two(4096, PacketTurns::kNone);
   tb::RingBench& bench = two.bench;
   Endpoint& src = two.src;
   const uint64_t w = two.w_ps;
