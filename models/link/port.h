@@ -179,6 +179,20 @@ class Port : public sc_core::sc_module,
   // ports with faults planned, with a link layer of their own, or whose receiver is not a
   // plain Port. docs/architecture.md, "Control packets between a transaction's packets".
   void kick_between(bool fifo, uint64_t ready_ps);
+  // What kick_between(false, 0) would do now, without doing it, for an owner that offers
+  // one control packet to several ports (Endpoint::send): true if the port is idle (it
+  // would kick); else false, with *boundary the boundary it would wake at, UINT64_MAX if
+  // it would not (no boundary left: the wire's own wake-up) or if a wake-up at a boundary
+  // is pending already (an earlier control packet's).
+  bool offer_between(uint64_t* boundary) const {
+    const uint64_t t = now();
+    if (busy_until_ <= t) return true;
+    uint32_t j = 0;
+    *boundary = overtake_at_ != UINT64_MAX && overtake_at_ >= t
+                    ? UINT64_MAX
+                    : overtake_boundary(t, 0, &j);
+    return false;
+  }
   // Packets sent between the packets of a transaction (kick_between).
   uint64_t packets_between() const { return overtakes_; }
   // Has any port sent a transaction of several packets (aggregation)? Until then nothing

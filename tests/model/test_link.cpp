@@ -409,6 +409,58 @@ TEST(Link, AcknowledgementGoesBetweenTheTransactionsPackets) {
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
 
+// Two endpoints joined by two links (ports 0 and 1 both reach the other end), 4 KiB
+// transactions of 32 NVLink-like packets (w = 6.4 ns each). At 0, a sends a one-packet
+// message A of 64 B (3.84 ns on the wire) and an 8 KiB message B, cut into two 4 KiB
+// transactions: port 0 takes A, port 1 B's first transaction at 0, port 0 B's second at
+// 3.84 ns. Their boundaries between packets are at 3.84 ns + k w and k w. A head (a
+// control message of another message than the ones on the wire) queued at 10.2 w, both
+// ports busy, goes at the earliest boundary, port 0's at 67.84 ns, and only port 0 is
+// woken for it (Endpoint::send, Port::offer_between): nothing wakes between 70 ns (after
+// port 0's own look for a next packet at 67.84 + 1.92 ns) and 73.6 ns, where port 1's
+// boundary (70.4 ns) is. Waking both, port 1 woke there to find the head gone.
+TEST(Link, ControlPacketWakesOnlyThePortWithTheEarliestBoundary) {
+  EndpointParams ep;
+  ep.ports = 2;
+  ep.aggregate_bytes = 4096;
+  const LinkParams link = tb::nvlink_like(100'000, 1 << 20);
+  Endpoint a("a", "a", 0, ep), b("b", "b", 1, ep);
+  bind_link(a.port(0), b.port(0), link);
+  bind_link(a.port(1), b.port(1), link);
+  a.set_routes({{}, {0, 1}});
+  b.set_routes({{0, 1}, {}});
+  const uint64_t w = transfer_ps(link.framing->packet_wire_bytes(128), link.rate_bps);
+  const uint64_t a_w = transfer_ps(link.framing->packet_wire_bytes(64), link.rate_bps);
+  const uint64_t head_w =
+      transfer_ps(link.framing->packet_wire_bytes(8, PacketKind::kHead), link.rate_bps);
+  ASSERT_EQ(w, 6'400u);
+  ASSERT_EQ(a_w, 3'840u);
+  ASSERT_EQ(head_w, 1'920u);
+  uint64_t head_at = 0;
+  b.on_delivery([&](const Endpoint::Delivery& d) {
+    if (d.tag == 3) head_at = Port::now();
+  });
+  std::vector<uint64_t> events;  // kernel events counted at each look
+  TimerQueue later{"later", [&](uint64_t what) {
+                     if (what == 0)
+                       a.send(1, 8, 3, PacketKind::kHead);
+                     else
+                       events.push_back(g_kernel_events);
+                   }};
+  a.send(1, 64, 1);
+  a.send(1, 8192, 2);
+  later.at(10 * w + w / 5, 0);
+  later.at(70'000, 1);
+  later.at(73'600, 1);
+  sc_core::sc_start();
+  EXPECT_EQ(head_at, a_w + 10 * w + head_w + 100'000);
+  EXPECT_EQ(a.port(0).packets_between(), 1u);
+  EXPECT_EQ(a.port(1).packets_between(), 0u);
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1] - events[0], 1u);  // the second look's own wake-up only
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
 // At a switch's egress, first in, first out: an ack that reaches the egress to ep1 while
 // ep0's transaction streams through it follows the packets of it that had crossed, as per
 // packet. ep2's ack, sent at 50 ns, has crossed at 62.16 ns; the transaction's 16 packets
