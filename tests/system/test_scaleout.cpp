@@ -400,13 +400,13 @@ TEST(SixteenNodeIb, InfinibandLinksWithoutAggregationAgreeWithPerPacket) {
 // (~1.0 ms for 256 MiB at DGX H100's NVLS rate) bound it. Model: busbw ~500 GB/s; 4
 // slices (with one, a node's results come out of the cross-node ring only at the end of
 // its NVLS reductions, and it reaches 418 GB/s; docs/collectives.md). The test asks for
-// 3% above the flat ring's ceiling (the protocol model's costs, below), and checks the mechanism: every NIC moved S/8 of
-// payload (+1% for flags and acks). With the config's 16 channels and 4 slices every
-// message is 256 KiB (S / 16 / 4 / 8 blocks / 2 sub-blocks), below its 512 KiB
-// aggregation threshold (simulation.aggregate_min_message), so the test aggregates from
-// 16 KiB: 1176.72 us, busbw 427.73, in ~26 CPU s, with the config's
-// aggregate_round_robin_packets: nvls (1224.65 us in 1.4 s with false); per packet
-// 1152.30 us, busbw 436.79, 45 CPU s (measured 2026-12-05).
+// 3% above the flat ring's ceiling (the protocol model's costs, below), and checks the
+// mechanism: every NIC moved S/8 of payload (+1% for flags and acks). With the config's
+// 16 channels and 4 slices every message is 256 KiB (S / 16 / 4 / 8 blocks / 2
+// sub-blocks), below its 512 KiB aggregation threshold (simulation.aggregate_min_message),
+// so the test aggregates from 16 KiB: 1176.72 us, busbw 427.73, in ~26 CPU s, with the
+// config's aggregate_round_robin_packets: nvls (1224.65 us in 1.4 s with false); per
+// packet 1152.30 us, busbw 436.79, 45 CPU s (measured 2026-12-05).
 TEST(TwoNodeIb, HierarchicalNvlsBeatsAnyFlatRingForLargeMessages) {
   const uint64_t S = 256ull << 20;
   const json r = run_ok(cat({"run", source("configs/2x_dgx_h100_ib.yaml"), "--quiet", "--set",
