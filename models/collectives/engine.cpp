@@ -89,7 +89,13 @@ void CollectiveEngine::prepare() {
     st.state.assign(n, OpState{});
     std::vector<uint32_t> begin(n + 1, 0);  // CSR of dependents
     for (uint32_t i = 0; i < n; ++i) {
-      st.state[i].waiting_deps = uint32_t(ops[i].deps.size());
+      OpState& os = st.state[i];
+      os.waiting_deps = uint32_t(ops[i].deps.size());
+      os.tag = ops[i].tag;
+      os.count = ops[i].count;
+      os.peer = ops[i].peer;
+      os.kind = ops[i].kind;
+      os.mode = ops[i].mode;
       for (uint32_t d : ops[i].deps) ++begin[d + 1];
     }
     for (uint32_t i = 0; i < n; ++i) begin[i + 1] += begin[i];
@@ -165,29 +171,31 @@ void CollectiveEngine::launch() {
 }
 
 void CollectiveEngine::start_op(int rank, uint32_t op_index) {
+  // The schedule's op is read only for the fields OpState does not copy.
   const coll::Op& op = sched_.programs[rank].ops[op_index];
   RankState& st = st_[rank];
-  switch (op.kind) {
+  const OpState& os = st.state[op_index];
+  switch (os.kind) {
     case coll::OpKind::kSend: {
       if (functional()) {
         const auto& buf = data_[rank];
-        in_flight_data_[MatchKey{uint32_t(rank), uint32_t(op.peer), op.tag}] =
-            std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + op.count);
+        in_flight_data_[MatchKey{uint32_t(rank), uint32_t(os.peer), os.tag}] =
+            std::vector<double>(buf.begin() + op.offset, buf.begin() + op.offset + os.count);
       }
       if (model_) {
-        if (st.state[op_index].stream != UINT32_MAX)
+        if (os.stream != UINT32_MAX)
           stream_ready(rank, op_index);
         else
           acquire(rank, op_index);
         break;
       }
       const uint64_t id =
-          ranks_[rank]->send(ranks_[op.peer]->id(), op.count * elem_bytes_, op.tag);
+          ranks_[rank]->send(ranks_[os.peer]->id(), os.count * elem_bytes_, os.tag);
       send_of_msg_[id] = {rank, op_index};
       break;
     }
     case coll::OpKind::kRecv: {
-      if (model_ && st.state[op_index].stream != UINT32_MAX) {  // its thread block's turn
+      if (model_ && os.stream != UINT32_MAX) {  // its thread block's turn
         stream_ready(rank, op_index);
         break;
       }
@@ -245,8 +253,8 @@ void CollectiveEngine::at(uint64_t t_ps, int rank, Act act, uint32_t a, uint64_t
 // A receive waits for its message (or takes it, if it is already complete).
 void CollectiveEngine::post_recv(int rank, uint32_t op_index) {
   RankState& st = st_[size_t(rank)];
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
-  const MatchKey k{uint32_t(op.peer), uint32_t(rank), op.tag};
+  const OpState& os = st.state[op_index];
+  const MatchKey k{uint32_t(os.peer), uint32_t(rank), os.tag};
   auto it = st.arrived.find(k);
   if (it != st.arrived.end()) {
     if (--it->second == 0) st.arrived.erase(it);
@@ -327,13 +335,13 @@ void CollectiveEngine::data_complete(int rank, uint32_t src, uint64_t tag) {
 }
 
 void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[rank].ops[op_index];
-  if (model_ && op.kind == coll::OpKind::kRecv && st_[size_t(rank)].state[op_index].stream != UINT32_MAX) {
+  const OpState& os = st_[size_t(rank)].state[op_index];
+  if (model_ && os.kind == coll::OpKind::kRecv && os.stream != UINT32_MAX) {
     processed(rank, op_index);  // its thread block reads (and reduces) the data
     return;
   }
-  if (op.kind == coll::OpKind::kRecv && op.mode == coll::RecvMode::kReduceSum) {
-    const uint64_t done = ranks_[rank]->reduce(op.count * elem_bytes_);
+  if (os.kind == coll::OpKind::kRecv && os.mode == coll::RecvMode::kReduceSum) {
+    const uint64_t done = ranks_[rank]->reduce(os.count * elem_bytes_);
     st_[rank].reduce_timer->at(done, uint64_t(epoch_) << 32 | op_index);
   } else {
     op_done(rank, op_index);
@@ -341,8 +349,10 @@ void CollectiveEngine::recv_arrived(int rank, uint32_t op_index) {
 }
 
 void CollectiveEngine::op_done(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[rank].ops[op_index];
-  if (op.kind == coll::OpKind::kNvlsReduce && functional()) {
+  RankState& st = st_[rank];
+  OpState& os = st.state[op_index];
+  const coll::Op& op = sched_.programs[rank].ops[op_index];  // read in functional runs only
+  if (os.kind == coll::OpKind::kNvlsReduce && functional()) {
     // The switches summed every rank's copy of the range (read when the reads arrived;
     // no rank writes that range before this reduction completes).
     std::vector<double> sum(op.count, 0.0);
@@ -351,7 +361,7 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
       for (size_t i = 0; i < op.count; ++i) sum[i] += data_[size_t(q)][op.offset + i];
     std::copy(sum.begin(), sum.end(), data_[rank].begin() + op.offset);
   }
-  if (op.kind == coll::OpKind::kRecv && functional()) {
+  if (os.kind == coll::OpKind::kRecv && functional()) {
     auto it = in_flight_data_.find(MatchKey{uint32_t(op.peer), uint32_t(rank), op.tag});
     FABRICSIM_ASSERT(it != in_flight_data_.end(), "engine: functional data missing");
     double* dst = data_[rank].data() + op.offset;
@@ -364,8 +374,6 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
     in_flight_data_.erase(it);
   }
   ++ops_completed_;
-  RankState& st = st_[rank];
-  OpState& os = st.state[op_index];
   os.done_ps = sc_core::sc_time_stamp().value();
   if (model_) protocol_op_done(rank, op_index);
   for (uint32_t k = os.dep_begin; k < os.dep_end; ++k) {

@@ -151,20 +151,30 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     std::vector<uint32_t> order;  // its ops in program order
     size_t next = 0;              // the next one to run
   };
-  // An op's run-time state, in one record: an event on an op touches one cache line, not
-  // one line in each of ten per-op arrays (a 72-GPU ring has ~1M ops).
-  struct OpState {
+  // An op's run-time state, in one record of one cache line: an event on an op touches one
+  // line, not one line in each of ten per-op arrays (a 72-GPU ring has ~1M ops), nor one
+  // here and one in the schedule. So the schedule's fields that the op's events read are
+  // copied in (prepare()); the rest (offset, duration, deps) are read from the schedule
+  // where they are needed once. On GB200 NVL72 (1 GiB ring, aggregated) each op event
+  // otherwise missed twice: docs/performance.md, "The op's fields beside its state".
+  struct alignas(64) OpState {
     uint64_t done_ps = UINT64_MAX;  // completion time, UINT64_MAX until then
     uint64_t sm_free_ps = 0;        // a send completes no earlier (channel rate)
+    uint64_t tag = 0;               // coll::Op::tag
+    uint64_t count = 0;             // coll::Op::count (elements)
     uint32_t waiting_deps = 0;      // deps not yet complete
     uint32_t dep_begin = 0, dep_end = 0;  // its dependents: dependents[dep_begin, dep_end)
     // Protocol model (defaults when it is off):
     uint32_t conn = UINT32_MAX;     // its Conn (sends)
     uint32_t stream = UINT32_MAX;   // its Stream (streamed sends and receives)
+    int32_t peer = -1;              // coll::Op::peer
+    coll::OpKind kind = coll::OpKind::kSend;       // coll::Op::kind
+    coll::RecvMode mode = coll::RecvMode::kCopy;   // coll::Op::mode
     uint8_t deps_met = 0;           // a streamed op may run when its turn comes
     uint8_t frees_slot = 0;         // a receive of a point-to-point send
     uint8_t via_proxy = 0;          // a send or receive over the NIC (the proxy)
   };
+  static_assert(sizeof(OpState) == 64, "OpState: one cache line");
   struct RankState {
     std::vector<OpState> state;        // per op
     std::vector<uint32_t> dependents;  // CSR (OpState::dep_begin, dep_end)

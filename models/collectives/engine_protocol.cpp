@@ -75,14 +75,14 @@ void CollectiveEngine::try_issue(int rank, uint32_t stream) {
   if (x.busy || x.next == x.order.size() || !st.state[x.order[x.next]].deps_met) return;
   x.busy = true;
   const uint32_t op = x.order[x.next++];
-  if (sched_.programs[size_t(rank)].ops[op].kind == coll::OpKind::kSend)
+  if (st.state[op].kind == coll::OpKind::kSend)
     acquire(rank, op);
   else
     post_recv(rank, op);
 }
 
 void CollectiveEngine::processed(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const OpState& op = st_[size_t(rank)].state[op_index];
   const uint64_t bytes = op.count * elem_bytes_;
   // The pass over the data is the next send's (transmit()); a reduction also takes the
   // rank's memory.
@@ -110,7 +110,7 @@ void CollectiveEngine::acquire(int rank, uint32_t op) {
 
 void CollectiveEngine::transmit(int rank, uint32_t op_index) {
   RankState& st = st_[size_t(rank)];
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const OpState& op = st.state[op_index];
   const uint64_t data = op.count * elem_bytes_;
   // The thread block's pass over the data (read, reduce, store) runs at the channel's
   // rate: the stores stream out as it goes, the last of them no earlier than its end.
@@ -145,7 +145,7 @@ void CollectiveEngine::transmit(int rank, uint32_t op_index) {
 // The send proxy posts a step: one RDMA write of the whole step, full packets; the op has
 // completed already (its block moved on), so the write completes nothing when it leaves.
 void CollectiveEngine::proxy_post(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const OpState& op = st_[size_t(rank)].state[op_index];
   const uint64_t wire = coll::protocol_bytes(sched_.protocol, op.count * elem_bytes_);
   const uint64_t id = ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), wire, op.tag);
   send_of_msg_[id] = {rank, kNone};
@@ -154,7 +154,7 @@ void CollectiveEngine::proxy_post(int rank, uint32_t op_index) {
 // A consumed slot: the reader tells the writer (NCCL's head; over the NIC the receive
 // proxy's clear-to-send).
 void CollectiveEngine::send_head(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const OpState& op = st_[size_t(rank)].state[op_index];
   ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
                              PacketKind::kHead);
 }
@@ -246,7 +246,7 @@ void CollectiveEngine::on_nvls_delivery(int rank, const RankIo::Delivery& d, uin
 }
 
 void CollectiveEngine::nvls_fenced(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const OpState& op = st_[size_t(rank)].state[op_index];
   FABRICSIM_ASSERT((op.tag & kNvlsFlagBit) == 0, "engine: NVLS tag uses the flag bit");
   const uint64_t id = ranks_[size_t(rank)]->send_group(PacketKind::kNvlsMcast, sync_.flag_bytes,
                                                        op.tag | kNvlsFlagBit);
@@ -255,7 +255,7 @@ void CollectiveEngine::nvls_fenced(int rank, uint32_t op_index) {
 }
 
 void CollectiveEngine::fenced(int rank, uint32_t op_index) {
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
+  const OpState& op = st_[size_t(rank)].state[op_index];
   ranks_[size_t(rank)]->send(ranks_[size_t(op.peer)]->id(), sync_.flag_bytes, op.tag,
                              PacketKind::kFlag);
   send_done(rank, op_index);
@@ -263,8 +263,8 @@ void CollectiveEngine::fenced(int rank, uint32_t op_index) {
 
 void CollectiveEngine::protocol_op_done(int rank, uint32_t op_index) {
   RankState& st = st_[size_t(rank)];
-  const coll::Op& op = sched_.programs[size_t(rank)].ops[op_index];
-  if (op.kind == coll::OpKind::kRecv && st.state[op_index].frees_slot) {
+  const OpState& op = st.state[op_index];
+  if (op.kind == coll::OpKind::kRecv && op.frees_slot) {
     // The reader has consumed the slot: tell the writer (NCCL's head update); over the NIC
     // its receive proxy posts the receive first.
     const uint64_t post =
