@@ -247,7 +247,22 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
 void CollectiveEngine::at(uint64_t t_ps, int rank, Act act, uint32_t a, uint64_t tag) {
   delayed_.push_back(Delayed{t_ps, delay_seq_++, rank, act, a, tag});
   std::push_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
-  Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
+  Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps, hint(delayed_.front()));
+}
+
+// What the earliest timed action reads first: its op's state (a fence, a completion, a
+// proxy's post) or nothing named. The calendar fetches it a few wake-ups ahead.
+const void* CollectiveEngine::hint(const Delayed& d) const {
+  switch (d.act) {
+    case Act::kOpDone:
+    case Act::kFenced:
+    case Act::kNvlsFenced:
+    case Act::kProxyPost:
+    case Act::kProxyHead:
+      return &st_[size_t(d.rank)].state[d.a];
+    default:
+      return nullptr;
+  }
 }
 
 // A receive waits for its message (or takes it, if it is already complete).
@@ -282,7 +297,8 @@ void CollectiveEngine::wake(uint32_t) {
       case Act::kFinish: finish(); break;
     }
   }
-  if (!delayed_.empty()) Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps);
+  if (!delayed_.empty())
+    Scheduler::instance().set(delay_alarm_, delayed_.front().at_ps, hint(delayed_.front()));
 }
 
 void CollectiveEngine::on_delivery(int rank, const RankIo::Delivery& d) {

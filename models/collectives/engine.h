@@ -145,11 +145,12 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     uint64_t posted_ps = 0;  // its send proxy's last post (via the NIC)
     Fifo<uint32_t> waiting;  // send ops, in the order they asked for a slot
   };
-  // A stream's thread block: its sends and receives in program order, one at a time.
+  // A stream's thread block: its sends and receives in program order, one at a time. Its
+  // ops are chained through OpState::stream_next, so that the next one is found in the
+  // line of the op just issued, not in a list of its own.
   struct Stream {
     bool busy = false;
-    std::vector<uint32_t> order;  // its ops in program order
-    size_t next = 0;              // the next one to run
+    uint32_t next = UINT32_MAX;  // the next op to run; UINT32_MAX: none left
   };
   // An op's run-time state, in one record of one cache line: an event on an op touches one
   // line, not one line in each of ten per-op arrays (a 72-GPU ring has ~1M ops), nor one
@@ -167,12 +168,14 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
     // Protocol model (defaults when it is off):
     uint32_t conn = UINT32_MAX;     // its Conn (sends)
     uint32_t stream = UINT32_MAX;   // its Stream (streamed sends and receives)
+    uint32_t stream_next = UINT32_MAX;  // the next op of that stream, in program order
     int32_t peer = -1;              // coll::Op::peer
     coll::OpKind kind = coll::OpKind::kSend;       // coll::Op::kind
     coll::RecvMode mode = coll::RecvMode::kCopy;   // coll::Op::mode
-    uint8_t deps_met = 0;           // a streamed op may run when its turn comes
-    uint8_t frees_slot = 0;         // a receive of a point-to-point send
-    uint8_t via_proxy = 0;          // a send or receive over the NIC (the proxy)
+    // Flags (zero in OpState{}):
+    uint8_t deps_met : 1;           // a streamed op may run when its turn comes
+    uint8_t frees_slot : 1;         // a receive of a point-to-point send
+    uint8_t via_proxy : 1;          // a send or receive over the NIC (the proxy)
   };
   static_assert(sizeof(OpState) == 64, "OpState: one cache line");
   struct RankState {
@@ -213,6 +216,7 @@ class CollectiveEngine : public sc_core::sc_module, public Wakeable {
   };
   void wake(uint32_t) override;
   void at(uint64_t t_ps, int rank, Act act, uint32_t a = 0, uint64_t tag = 0);
+  const void* hint(const Delayed& d) const;
   void start_op(int rank, uint32_t op);
   void post_recv(int rank, uint32_t op);
   void finish();

@@ -33,6 +33,7 @@ void CollectiveEngine::prepare_protocol(int rank) {
   std::map<ConnKey, uint32_t> conns;
   std::map<ConnKey, uint32_t> rx_proxies;
   std::map<int32_t, uint32_t> streams;
+  std::vector<uint32_t> last;  // per stream: its last op so far
   const uint32_t me = ranks_[size_t(rank)]->id();
   for (uint32_t i = 0; i < ops.size(); ++i) {
     const coll::Op& op = ops[i];
@@ -54,8 +55,15 @@ void CollectiveEngine::prepare_protocol(int rank) {
       continue;
     const uint32_t s = streams.try_emplace(op.stream, uint32_t(streams.size())).first->second;
     st.state[i].stream = s;
-    if (st.streams.size() <= s) st.streams.resize(s + 1);
-    st.streams[s].order.push_back(i);
+    if (st.streams.size() <= s) {
+      st.streams.resize(s + 1);
+      last.resize(s + 1, kNone);
+    }
+    if (last[s] == kNone)
+      st.streams[s].next = i;
+    else
+      st.state[last[s]].stream_next = i;
+    last[s] = i;
   }
   st.conns.resize(conns.size());
   st.rx_tail_ps.assign(rx_proxies.size(), 0);
@@ -72,9 +80,10 @@ void CollectiveEngine::stream_ready(int rank, uint32_t op) {
 void CollectiveEngine::try_issue(int rank, uint32_t stream) {
   RankState& st = st_[size_t(rank)];
   Stream& x = st.streams[stream];
-  if (x.busy || x.next == x.order.size() || !st.state[x.order[x.next]].deps_met) return;
+  if (x.busy || x.next == kNone || !st.state[x.next].deps_met) return;
   x.busy = true;
-  const uint32_t op = x.order[x.next++];
+  const uint32_t op = x.next;
+  x.next = st.state[op].stream_next;
   if (st.state[op].kind == coll::OpKind::kSend)
     acquire(rank, op);
   else
