@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# The host's load-to-use latency by working-set size: a dependent pointer chase over one
+# random cycle of 64-byte lines, in memory backed by 2 MiB pages where the kernel offers
+# them (as fabricsim's heap, fabrics/cli/main.cpp), so the figure is the caches' and
+# DRAM's, not the TLB's. Not a test and not a fabricsim benchmark: it says how much one
+# cache miss costs on the machine at hand, which is what the large fabrics' per-event cost
+# follows (docs/performance.md). Needs g++; writes nothing in the repository.
+#
+#   scripts/memory_latency.sh
+set -euo pipefail
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+cat > "$dir/chase.cpp" <<'CPP'
+#include <sys/mman.h>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <vector>
+int main() {
+  const size_t sizes[] = {size_t(256) << 10, size_t(1) << 20,  size_t(4) << 20, size_t(16) << 20,
+                          size_t(64) << 20,  size_t(256) << 20};
+  for (size_t bytes : sizes) {
+    const size_t n = bytes / 64;
+    char* buf = static_cast<char*>(aligned_alloc(size_t(2) << 20, bytes));
+    madvise(buf, bytes, MADV_HUGEPAGE);
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
+    for (size_t i = 0; i < n; ++i)
+      *reinterpret_cast<char**>(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
+    char* p = buf + order[0] * 64;
+    const size_t steps = 20000000;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < steps; ++i) p = *reinterpret_cast<char**>(p);
+    const auto t1 = std::chrono::steady_clock::now();
+    std::printf("%8zu KiB working set: %6.1f ns per dependent load%s\n", bytes >> 10,
+                std::chrono::duration<double, std::nano>(t1 - t0).count() / steps,
+                p == nullptr ? " " : "");
+    free(buf);
+  }
+}
+CPP
+g++ -O2 -std=c++17 -o "$dir/chase" "$dir/chase.cpp"
+"$dir/chase"
