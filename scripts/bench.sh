@@ -18,8 +18,8 @@
 #   sweep   configs/dgx_h100.yaml as shipped (1 MiB..8 GiB, x2 steps; rows up to 32 MiB
 #           per-packet, 64 MiB and up aggregated): ~18 s
 #   nvl1g   configs/gb200_nvl72.yaml as shipped: one 1 GiB ring all-reduce, aggregated
-#           (32 channels): 27.5M transaction-hops, ~16-18 s CPU with the huge-page heap
-#           (2026-12-02 evening; ~24 s before it; target <= 10 s wall)
+#           (32 channels): 27.5M transaction-hops, 73.2M kernel events, 9-12 s CPU
+#           (2026-12-06, by the load beside it; 16-18 s on 2026-12-02; target <= 10 s wall)
 #   nvl4m   configs/gb200_nvl72.yaml per-packet, one 4 MiB ring all-reduce: 74.8M
 #           packet-hops over 72 GPUs x 18 links, ~20 s CPU (the per-hop cost of a large fabric,
 #           whose packets in flight do not fit the caches)
