@@ -11,7 +11,8 @@
 #       498ns,499ns,500ns,501ns,502ns -- --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB
 #
 # VALUES: comma-separated values of KEY (passed as --set KEY=VALUE). OVERRIDES: more
-# arguments for `fabricsim run` (the case's size, algorithm...). JOBS: runs at once (1).
+# arguments for `fabricsim run` (the case's size, algorithm...); the time compared is the
+# first row's, so give one size (min_bytes = max_bytes). JOBS: runs at once (1).
 # Where a per-packet result swings by more than the aggregated run's difference from it
 # (a collective whose end is the slowest of several rings that progress unevenly), the
 # comparison of one point says little and the means are the comparison to make:
@@ -24,7 +25,7 @@ pos=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -j) jobs=$2; shift ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     --) shift; break ;;
     *) pos+=("$1") ;;
   esac
@@ -41,10 +42,11 @@ cfg=${pos[0]}; key=${pos[1]}; IFS=',' read -r -a values <<<"${pos[2]}"
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-run() {  # VALUE FIDELITY(a|p): writes "time_us cpu_s" to $dir/VALUE.FIDELITY
-  local v=$1 f=$2 extra=()
+run() {  # INDEX FIDELITY(a|p): writes "time_us cpu_s" to $dir/INDEX.FIDELITY
+  local i=$1 f=$2 extra=()
+  local v=${values[$i]}
   [ "$f" = p ] && extra=(--set simulation.aggregate_bytes=0B)
-  local out=$dir/$v.$f
+  local out=$dir/$i.$f
   if /usr/bin/time -f '%U' -o "$out.cpu" "$bin" run "$cfg" --quiet "${ov[@]}" --set "$key=$v" \
        "${extra[@]}" --out "$out.d" >/dev/null 2>"$out.err"; then
     python3 -c "import json,sys; print('%.2f' % json.load(open(sys.argv[1]))['rows'][0]['time_us'])" \
@@ -54,28 +56,29 @@ run() {  # VALUE FIDELITY(a|p): writes "time_us cpu_s" to $dir/VALUE.FIDELITY
     echo "aggregation_spread: $key=$v ($f): $(head -c 300 "$out.err")" >&2
   fi
 }
-for v in "${values[@]}"; do
+for i in "${!values[@]}"; do
   for f in a p; do
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-    run "$v" "$f" &
+    run "$i" "$f" &
   done
 done
 wait
 
 printf '| %s | aggregated us | per packet us | difference | CPU s (aggregated / per packet) |\n|---|---:|---:|---:|---|\n' "$key"
-for v in "${values[@]}"; do
-  if [ ! -s "$dir/$v.a" ] || [ ! -s "$dir/$v.p" ]; then
+for i in "${!values[@]}"; do
+  v=${values[$i]}
+  if [ ! -s "$dir/$i.a" ] || [ ! -s "$dir/$i.p" ]; then
     echo "aggregation_spread: $key=$v did not run (its error above)" >&2; exit 2
   fi
-  read -r ta ca <"$dir/$v.a"; read -r tp cp <"$dir/$v.p"
+  read -r ta ca <"$dir/$i.a"; read -r tp cp <"$dir/$i.p"
   printf '| %s | %s | %s | %s | %s / %s |\n' "$v" "$ta" "$tp" \
     "$(python3 -c "import sys; print('%+.3f%%' % (100*(float(sys.argv[1])/float(sys.argv[2])-1)))" "$ta" "$tp")" "$ca" "$cp"
 done
-python3 - "$dir" "${values[@]}" <<'PY'
+python3 - "$dir" "${#values[@]}" <<'PY'
 import sys
-d, vals = sys.argv[1], sys.argv[2:]
-a = [float(open(f"{d}/{v}.a").read().split()[0]) for v in vals]
-p = [float(open(f"{d}/{v}.p").read().split()[0]) for v in vals]
+d, n = sys.argv[1], int(sys.argv[2])
+a = [float(open(f"{d}/{i}.a").read().split()[0]) for i in range(n)]
+p = [float(open(f"{d}/{i}.p").read().split()[0]) for i in range(n)]
 ma, mp = sum(a) / len(a), sum(p) / len(p)
 print()
 print(f"per packet: {min(p):.2f}-{max(p):.2f} us (range {100*(max(p)-min(p))/mp:.2f}% of its mean {mp:.2f})")
