@@ -16,7 +16,7 @@
 # Where a per-packet result swings by more than the aggregated run's difference from it
 # (a collective whose end is the slowest of several rings that progress unevenly), the
 # comparison of one point says little and the means are the comparison to make:
-# docs/fidelity.md, "When per packet is itself sensitive".
+# docs/fidelity.md, "One point is not enough".
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 bin=build/fabricsim
