@@ -64,21 +64,21 @@ for i in "${!values[@]}"; do
 done
 wait
 
-printf '| %s | aggregated us | per packet us | difference | CPU s (aggregated / per packet) |\n|---|---:|---:|---:|---|\n' "$key"
 for i in "${!values[@]}"; do
-  v=${values[$i]}
   if [ ! -s "$dir/$i.a" ] || [ ! -s "$dir/$i.p" ]; then
-    echo "aggregation_spread: $key=$v did not run (its error above)" >&2; exit 2
+    echo "aggregation_spread: $key=${values[$i]} did not run (its error above)" >&2; exit 2
   fi
-  read -r ta ca <"$dir/$i.a"; read -r tp cp <"$dir/$i.p"
-  printf '| %s | %s | %s | %s | %s / %s |\n' "$v" "$ta" "$tp" \
-    "$(python3 -c "import sys; print('%+.3f%%' % (100*(float(sys.argv[1])/float(sys.argv[2])-1)))" "$ta" "$tp")" "$ca" "$cp"
 done
-python3 - "$dir" "${#values[@]}" <<'PY'
+python3 - "$dir" "$key" "${values[@]}" <<'PY'
 import sys
-d, n = sys.argv[1], int(sys.argv[2])
-a = [float(open(f"{d}/{i}.a").read().split()[0]) for i in range(n)]
-p = [float(open(f"{d}/{i}.p").read().split()[0]) for i in range(n)]
+d, key, vals = sys.argv[1], sys.argv[2], sys.argv[3:]
+runs = [[open(f"{d}/{i}.{f}").read().split() for f in "ap"] for i in range(len(vals))]
+print(f"| {key} | aggregated us | per packet us | difference | CPU s (aggregated / per packet) |")
+print("|---|---:|---:|---:|---|")
+for v, ((ta, ca), (tp, cp)) in zip(vals, runs):
+    print(f"| {v} | {ta} | {tp} | {100 * (float(ta) / float(tp) - 1):+.3f}% | {ca} / {cp} |")
+a = [float(r[0][0]) for r in runs]
+p = [float(r[1][0]) for r in runs]
 ma, mp = sum(a) / len(a), sum(p) / len(p)
 print()
 print(f"per packet: {min(p):.2f}-{max(p):.2f} us (range {100*(max(p)-min(p))/mp:.2f}% of its mean {mp:.2f})")
