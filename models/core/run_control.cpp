@@ -43,12 +43,21 @@ StopHandlers::StopHandlers(double wall_limit_s) {
   install(SIGINT, &old_int_);
   install(SIGTERM, &old_term_);
   if (wall_limit_s > 0) {
-    install(SIGALRM, &old_alrm_);
+    // The timer is armed before the handler is installed, with SIGALRM blocked in between
+    // (a timer that fires meanwhile waits for the handler): once the process catches
+    // SIGALRM (/proc/PID/status, SigCgt), its limit is counting, which is what a
+    // supervisor (and the test that freezes the run past its limit) can observe.
+    sigset_t alrm, mask;
+    sigemptyset(&alrm);
+    sigaddset(&alrm, SIGALRM);
+    sigprocmask(SIG_BLOCK, &alrm, &mask);
     itimerval t {};
     t.it_value.tv_sec = time_t(std::floor(wall_limit_s));
     t.it_value.tv_usec = suseconds_t((wall_limit_s - std::floor(wall_limit_s)) * 1e6);
     if (t.it_value.tv_sec == 0 && t.it_value.tv_usec == 0) t.it_value.tv_usec = 1;
     setitimer(ITIMER_REAL, &t, nullptr);
+    install(SIGALRM, &old_alrm_);
+    sigprocmask(SIG_SETMASK, &mask, nullptr);
     timer_ = true;
   }
 }

@@ -154,16 +154,39 @@ TEST(RunLimits, LaunchLatencyDelaysEveryCollectiveByItself) {
         << "row " << i;
 }
 
-// True once `pid` catches `sig` (its handler is installed): /proc/PID/status, SigCgt.
-bool catches(pid_t pid, int sig, double seconds) {
+// The state letter of /proc/PID/stat ('R', 'S', 'T' stopped, 'Z' exited, ...).
+char proc_state(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(f, line);
+  const size_t paren = line.rfind(')');
+  return paren == std::string::npos || paren + 2 >= line.size() ? '?' : line[paren + 2];
+}
+
+// Stops `pid` (SIGSTOP) and waits until it is stopped or gone.
+void freeze(pid_t pid) {
+  ::kill(pid, SIGSTOP);
+  for (char st = proc_state(pid); st != 'T' && st != 't' && st != 'Z' && st != '?';
+       st = proc_state(pid))
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+}
+
+// True once `pid` catches `sig` (its handler is installed: /proc/PID/status, SigCgt), with
+// `pid` left stopped. The child runs in slices of about a millisecond between checks, so it
+// is frozen at most one slice after installing the handler however busy the machine is
+// (a stop lands at the child's next return to user space, often right after a system call).
+bool frozen_once_catching(pid_t pid, int sig, double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  freeze(pid);
   while (std::chrono::steady_clock::now() < end) {
     std::ifstream f("/proc/" + std::to_string(pid) + "/status");
     for (std::string line; std::getline(f, line);)
       if (line.rfind("SigCgt:", 0) == 0 &&
           (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1))
         return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    ::kill(pid, SIGCONT);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    freeze(pid);
   }
   return false;
 }
@@ -171,24 +194,31 @@ bool catches(pid_t pid, int sig, double seconds) {
 // A run whose estimate fits the wall-clock limit but which takes longer anyway (here it is
 // frozen by SIGSTOP past the limit, as a machine overloaded by other jobs would freeze it)
 // stops at the limit with exit 2 and what it did. One whose estimate does not fit is
-// refused before it starts.
+// refused before it starts. The run is sized so that its estimate (2.1e6 transaction-hops,
+// about 4.2 s at the estimate's rate) fits 5 s while it takes about 0.7 s of wall time here:
+// the test freezes it between the timer's arming and its end, and a run of a few
+// milliseconds (minimal.yaml as shipped) once ended first on a busy machine.
 TEST(RunLimits, WallLimitStopsTheRunWithWhatWasDone) {
   const auto t0 = std::chrono::steady_clock::now();
-  const Child c = spawn({"run", source("configs/minimal.yaml"), "--set", "simulation.wall_limit=2s"},
+  const Child c = spawn({"run", source("configs/minimal.yaml"), "--set", "simulation.wall_limit=5s",
+                         "--set", "workload.max_bytes=16MiB"},
                         "wall");
-  ASSERT_TRUE(catches(c.pid, SIGALRM, 30)) << slurp(c.err);  // the limit's timer is armed
-  ::kill(c.pid, SIGSTOP);
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  // The limit's timer is armed (StopHandlers installs the handler after arming it) and the
+  // run is frozen.
+  const bool frozen = frozen_once_catching(c.pid, SIGALRM, 30);
+  if (!frozen) ::kill(c.pid, SIGKILL);  // never leave a stopped child behind
+  ASSERT_TRUE(frozen) << slurp(c.err);
+  std::this_thread::sleep_for(std::chrono::milliseconds(5500));
   ::kill(c.pid, SIGCONT);
-  EXPECT_EQ(wait_exit(c, 30), 2) << slurp(c.err);
+  EXPECT_EQ(wait_exit(c, 30), 2) << slurp(c.err) << slurp(c.out);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const std::string err = slurp(c.err);
   EXPECT_NE(err.find("minimal.yaml:<--set>: simulation.wall_limit: the run did not finish "
-                     "within 2s of wall-clock time ("),
+                     "within 5s of wall-clock time ("),
             std::string::npos)
       << err;
   EXPECT_NE(err.find(" sizes finished"), std::string::npos) << err;
-  EXPECT_GE(wall, 2.0);
+  EXPECT_GE(wall, 5.0);
   RunResult r = run_fabricsim({"run", source("configs/dgx_h100.yaml"), "--set",
                                "simulation.wall_limit=1s"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
