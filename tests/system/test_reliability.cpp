@@ -171,19 +171,34 @@ void freeze(pid_t pid) {
     std::this_thread::sleep_for(std::chrono::microseconds(100));
 }
 
-// True once `pid` catches `sig` (its handler is installed: /proc/PID/status, SigCgt), with
-// `pid` left stopped. The child runs in slices of about a millisecond between checks, so it
-// is frozen at most one slice after installing the handler however busy the machine is
-// (a stop lands at the child's next return to user space, often right after a system call).
+// True if `pid` catches `sig` (its handler is installed): /proc/PID/status, SigCgt.
+bool catching(pid_t pid, int sig) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(f, line);)
+    if (line.rfind("SigCgt:", 0) == 0)
+      return std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1;
+  return false;
+}
+
+// True once `pid` catches `sig`; false if it does not within `seconds`.
+bool wait_catching(pid_t pid, int sig, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (catching(pid, sig)) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return false;
+}
+
+// True once `pid` catches `sig`, with `pid` left stopped. The child runs in slices of about
+// a millisecond between checks, so it is frozen at most one slice after installing the
+// handler however busy the machine is (a stop lands at the child's next return to user
+// space, often right after a system call).
 bool frozen_once_catching(pid_t pid, int sig, double seconds) {
   const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   freeze(pid);
   while (std::chrono::steady_clock::now() < end) {
-    std::ifstream f("/proc/" + std::to_string(pid) + "/status");
-    for (std::string line; std::getline(f, line);)
-      if (line.rfind("SigCgt:", 0) == 0 &&
-          (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1))
-        return true;
+    if (catching(pid, sig)) return true;
     ::kill(pid, SIGCONT);
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
     freeze(pid);
@@ -234,7 +249,12 @@ TEST(Interruption, SignalDuringTheRunKeepsThePreviousResults) {
   for (int sig : {SIGINT, SIGTERM}) {
     const std::string out = out_dir_with_old_results("sig" + std::to_string(sig));
     const Child c = spawn({"run", source("configs/dgx_h100.yaml"), "--out", out}, "sig");
-    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    // The run (about 12 s) has installed its handlers and simulated a while: a fixed delay
+    // alone would kill a run still loading on a busy machine.
+    const bool handled = wait_catching(c.pid, sig, 60);
+    if (!handled) ::kill(c.pid, SIGKILL);
+    ASSERT_TRUE(handled) << slurp(c.err);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
     ::kill(c.pid, sig);
     EXPECT_EQ(wait_exit(c, 30), 4) << slurp(c.err);
     const std::string err = slurp(c.err);
