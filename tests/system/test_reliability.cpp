@@ -210,9 +210,9 @@ bool frozen_once_catching(pid_t pid, int sig, double seconds) {
 // frozen by SIGSTOP past the limit, as a machine overloaded by other jobs would freeze it)
 // stops at the limit with exit 2 and what it did. One whose estimate does not fit is
 // refused before it starts. The run is sized so that its estimate (2.1e6 transaction-hops,
-// about 4.2 s at the estimate's rate) fits 5 s while it takes about 0.7 s of wall time here:
-// the test freezes it between the timer's arming and its end, and a run of a few
-// milliseconds (minimal.yaml as shipped) once ended first on a busy machine.
+// about 4.2 s at the estimate's rate) fits 5 s while it takes about 0.7 s of wall time here,
+// so that the freeze, a slice after the timer's arming, comes well before its end even on
+// a busy machine (minimal.yaml as shipped runs for a few milliseconds).
 TEST(RunLimits, WallLimitStopsTheRunWithWhatWasDone) {
   const auto t0 = std::chrono::steady_clock::now();
   const Child c = spawn({"run", source("configs/minimal.yaml"), "--set", "simulation.wall_limit=5s",
