@@ -23,7 +23,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --only) only+=("$2"); shift ;;
     --against) against=$2; shift ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) bin=$1 ;;
   esac
   shift
