@@ -2,7 +2,7 @@
 # Aggregated (transaction level, as shipped) against per packet on the shipped configs:
 # one size per config, large enough that the shipped aggregation applies, small enough that
 # the per-packet run takes a few CPU minutes at most; one exception, GB200 NVL72 as shipped
-# (one 1 GiB ring all-reduce: about 9 CPU minutes per packet), because it is the config's
+# (one 1 GiB ring all-reduce: 9-10 CPU minutes per packet), because it is the config's
 # own point.
 #
 #   scripts/aggregation_check.sh [BINARY] [--only CONFIG]... [--against MARKDOWN]
