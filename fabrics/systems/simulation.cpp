@@ -44,6 +44,17 @@ const ParamBlock& simulation_params() {
                    "messages' turns stay whole transactions, so a ring costs what it does "
                    "with false."),
             &S::aggregate_round_robin_packets),
+       bind(param("aggregate_fair_completion", K::kBool, "false", "",
+                  "Under NCCL's protocol model, with whole transactions per round-robin turn "
+                  "(aggregate_round_robin_packets false), the messages that share a GPU's "
+                  "ports finish one after another where per packet they progress together "
+                  "and finish late together. true: an aggregated message's last packet waits "
+                  "until the processor sharing of the ports it can use would have finished "
+                  "it (virtual time advanced by the bytes the ports send over the messages "
+                  "not yet finished), then goes between the packets of a transaction on the "
+                  "wire (docs/architecture.md, \"Fair completion\"). Costs a transaction "
+                  "per held last packet: GB200 NVL72 1 GiB ring ~30% more CPU."),
+            &S::aggregate_fair_completion),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error (exit 2) if the workload has not finished by this "
                   "simulated time.",

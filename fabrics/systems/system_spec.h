@@ -31,6 +31,9 @@ struct SimulationParams {
            : aggregate_round_robin_packets == "nvls" ? PacketTurns::kGroupOnly
                                                      : PacketTurns::kNone;
   }
+  // Under round robin, a message's last packet waits for its finish in the processor
+  // sharing of its port class (Endpoint, "fair completion").
+  bool aggregate_fair_completion = false;
   uint64_t time_limit_ps = 0;
   bool functional = false;
   uint64_t wall_limit_ps = 0;    // wall-clock time a run may take (ps, as every time)
@@ -134,7 +137,7 @@ struct SystemSpec {
   RunSettings run_settings() const {
     return RunSettings{seed, simulation.aggregate_bytes, simulation.aggregate_min_message,
                        simulation.aggregate_min_group_message,
-                       simulation.packet_turns()};
+                       simulation.packet_turns(), simulation.aggregate_fair_completion};
   }
   const DeviceType& type_of(int device) const { return device_types.at(graph.devices[device].type); }
 

@@ -71,6 +71,7 @@ struct RunSettings {
   uint64_t aggregate_min_message = 0;
   uint64_t aggregate_min_group_message = UINT64_MAX;  // in-switch group messages
   PacketTurns aggregate_round_robin_packets = PacketTurns::kNone;  // shared turns of a packet
+  bool aggregate_fair_completion = false;  // last packets at their processor-sharing finish
 };
 
 // One device of a built system, as a kind's check sees it: its links and their peers,

@@ -33,6 +33,80 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   data_.port_start.assign(size_t(nports), 0);
   resp_turn_.assign(nports, 0);
   nvls_reach_ = PortSet(nports);
+  fair_.resize(size_t(nports));
+}
+
+void Endpoint::fair_join(Msg& m) {
+  // Every data message with payload that takes round-robin turns joins, aggregated or
+  // not: per packet each takes its turns. (An NVLS reduce request is a header whose
+  // bytes cross other GPUs' ports as answers: not this class's service.)
+  if (!params_.aggregate_fair_completion || !interleave_ || m.kind == PacketKind::kNvlsReq ||
+      m.bytes == 0 || (m.dst != kGroupDst && m.dst >= reach_.size()))
+    return;
+  const PortSet& reach = reach_of(m);
+  int key = -1;
+  reach.for_each([&](int port) {
+    if (key < 0) key = port;
+  });
+  if (key < 0) return;
+  Fair& f = fair_[size_t(key)];
+  if (f.ports.size() == 0) f.ports = reach;
+  m.fair = true;
+  m.fair_key = uint32_t(key);
+  m.vfinish = f.v + (m.bytes << 16);
+  f.heap.emplace_back(m.vfinish, m.id);
+  std::push_heap(f.heap.begin(), f.heap.end(), std::greater<>());
+}
+
+void Endpoint::fair_serve(uint32_t key, uint64_t bytes) {
+  Fair& f = fair_[key];
+  if (f.heap.empty()) return;
+  f.v += (bytes << 16) / f.heap.size();
+  while (!f.heap.empty() && f.heap.front().first <= f.v) {
+    const uint64_t id = f.heap.front().second;
+    std::pop_heap(f.heap.begin(), f.heap.end(), std::greater<>());
+    f.heap.pop_back();
+    fair_finish(id);
+  }
+}
+
+void Endpoint::fair_finish(uint64_t id) {
+  const size_t k = uncut_index(data_, id);
+  if (k == data_.msgs.size()) return;  // fully cut (its tail was not held), or abandoned
+  Msg& m = data_.msgs[k];
+  m.fair_done = true;
+  if (!m.fair_held) return;
+  // Its tail may go now (or at not_before): among the released tails, between the
+  // packets of a transaction on the wire as a control packet would.
+  m.fair_held = false;
+  --fair_[m.fair_key].held;
+  --fair_held_;
+  if (std::find(held_tails_.begin(), held_tails_.end(), m.id) == held_tails_.end())
+    held_tails_.push_back(m.id);
+  if (m.not_before <= Port::now()) offer_between(reach_of(m), true);
+}
+
+bool Endpoint::fair_fast_forward(int port) {
+  // `port` has nothing to send while tails wait for their virtual finish: only tails
+  // are left to send in the class (per packet, their final round), so the class's
+  // processor sharing finishes its earliest messages now, until a tail this port can
+  // carry may go.
+  const uint64_t now = Port::now();
+  for (Fair& f : fair_) {
+    if (f.held == 0 || !f.ports.test(port)) continue;
+    while (!f.heap.empty()) {
+      const auto [vf, id] = f.heap.front();
+      std::pop_heap(f.heap.begin(), f.heap.end(), std::greater<>());
+      f.heap.pop_back();
+      f.v = std::max(f.v, vf);
+      const size_t k = uncut_index(data_, id);
+      const bool mine = k < data_.msgs.size() && data_.msgs[k].fair_held &&
+                        data_.msgs[k].not_before <= now && reach_of(data_.msgs[k]).test(port);
+      fair_finish(id);
+      if (mine) return true;
+    }
+  }
+  return false;
 }
 
 void Endpoint::connected(const std::vector<Peer>& peers) { peers_ = peers; }
@@ -83,6 +157,7 @@ uint64_t Endpoint::send_group(PacketKind kind, uint64_t bytes, uint64_t tag) {
   m.tag = tag;
   data_.msgs.push_back(m);
   count_uncut(m, 1);
+  fair_join(data_.msgs.back());
   ++active_;
   // Requests carry no payload: only multicast data is DMA backlog.
   if (kind == PacketKind::kNvlsMcast) backlog_.set(Port::now(), backlog_.level() + bytes);
@@ -156,7 +231,10 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   // Acks, flags and read requests are control; payload data and read responses are data.
   const bool data = kind == PacketKind::kData || kind == PacketKind::kReadResp;
   (data ? data_ : control_).msgs.push_back(m);
-  if (data) count_uncut(m, 1);
+  if (data) {
+    count_uncut(m, 1);
+    fair_join(data_.msgs.back());
+  }
   ++active_;
   backlog_.set(Port::now(), backlog_.level() + bytes);
   if (data) {
@@ -171,10 +249,15 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
   // boundary, the first took it and the others woke to find it gone: 28.4M of GB200
   // NVL72's 99.8M wake-ups at 1 GiB (docs/performance.md). Per packet no port has a
   // boundary (no transaction of several packets), so nothing changes there.
+  offer_between(reach_[dst]);
+  return m.id;
+}
+
+void Endpoint::offer_between(const PortSet& ports, bool one) {
   bool idle = false;
   int first = -1;
   uint64_t first_at = UINT64_MAX;
-  reach_[dst].for_each([&](int port) {
+  ports.for_each([&](int port) {
     uint64_t b = UINT64_MAX;
     if (ports_[port]->offer_between(&b))
       idle = true;
@@ -183,11 +266,16 @@ uint64_t Endpoint::send(uint32_t dst, uint64_t bytes, uint64_t tag, PacketKind k
       first = port;
     }
   });
-  if (idle)
-    reach_[dst].for_each([&](int port) { ports_[port]->kick_between(false, 0); });
+  if (idle && one) {
+    int i = -1;
+    ports.for_each([&](int port) {
+      if (i < 0 && ports_[port]->offer_between(&first_at)) i = port;
+    });
+    ports_[size_t(i)]->kick_between(false, 0);
+  } else if (idle)
+    ports.for_each([&](int port) { ports_[port]->kick_between(false, 0); });
   else if (first >= 0)
     ports_[size_t(first)]->kick_between(false, 0);
-  return m.id;
 }
 
 Packet* Endpoint::tx_peek(int port) {
@@ -213,6 +301,8 @@ Packet* Endpoint::tx_peek(int port) {
   if (Packet* p = cut(control_, port)) return p;
   if (Packet* p = cut(data_, port)) return p;
   if (!resp_q_[port].empty()) return resp_q_[port].front();
+  if (fair_held_ > 0 && fair_fast_forward(port))
+    if (Packet* p = cut(data_, port)) return p;
   return nullptr;
 }
 
@@ -321,7 +411,7 @@ Packet* Endpoint::cut_released_tail(Queue& q, int port) {
       held_tails_.erase(held_tails_.begin() + std::ptrdiff_t(i));  // cut, or abandoned
       continue;
     }
-    if (q.msgs[k].not_before <= now)
+    if (q.msgs[k].not_before <= now && !q.msgs[k].fair_held)
       if (Packet* p = cut_from(q, k, port, true)) {
         held_tails_.erase(held_tails_.begin() + std::ptrdiff_t(i));  // it was the last packet
         return p;
@@ -410,6 +500,28 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     // leave: cut_released_tail). Holding a whole transaction held kilobytes that per
     // packet are on the wire already: GB200 NVL72 (32 channels) 256 MiB ring was 18.6%
     // slow against per packet, 0.7% after both changes.
+    // Fair completion: per packet, messages that share a port finish late together; here
+    // a whole transaction would end this one early, so its last packet waits until the
+    // port class's processor sharing has finished it (fair_serve).
+    if (whole && turns && m.fair && !m.fair_done && m.next_offset + bytes == m.bytes) {
+      const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
+      const Fair& f = fair_[m.fair_key];
+      const uint64_t n = std::max<uint64_t>(f.heap.size(), 1);
+      if (f.v + (bytes << 16) / n < m.vfinish) {
+        if (!m.fair_held) {
+          m.fair_held = true;
+          m.tail_held = true;
+          ++fair_[m.fair_key].held;
+          ++fair_held_;
+        }
+        if (m.not_before > Port::now()) ports_[port]->kick_between_at(m.not_before);
+        if (bytes <= last) {
+          if (m.not_before > Port::now()) ports_[port]->kick_at(m.not_before);
+          return nullptr;
+        }
+        bytes -= last;
+      }
+    }
     if (m.next_offset + bytes == m.bytes && m.not_before > Port::now()) {
       const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
       if (whole && turns && !m.tail_held) {
@@ -450,6 +562,7 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
     if (&q == &data_ && m.next_offset == m.bytes) count_uncut(m, -1);
+    if (m.fair) fair_serve(m.fair_key, bytes);
     if (group_cut) *group_cut += bytes;
     ++m.unsent;
     staged_[port] = p;
@@ -607,6 +720,11 @@ uint64_t Endpoint::abandon_queued() {
     for (Msg& m : q->msgs) {
       if (m.done || m.next_offset == m.bytes) continue;
       if (q == &data_) count_uncut(m, -1);
+      if (m.fair_held) {  // its tail is abandoned with the rest
+        m.fair_held = false;
+        --fair_[m.fair_key].held;
+        --fair_held_;
+      }
       bytes += m.bytes - m.next_offset;
       backlog_.set(Port::now(), backlog_.level() - (m.bytes - m.next_offset));
       m.bytes = m.next_offset;  // what is cut still goes out; the rest never will
@@ -718,6 +836,8 @@ void Endpoint::reset_dynamic_state() {
                    display_name_ + ": reset with an answer's packet waiting");
   std::fill(rr_last_.begin(), rr_last_.end(), kNoneServed);
   group_req_packets_ = 0;
+  for (Fair& f : fair_) f = Fair{};
+  fair_held_ = 0;
   for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
 }
 

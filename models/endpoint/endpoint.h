@@ -157,7 +157,30 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     // bytes that port has cut as whole transactions (empty until its first).
     uint32_t group_start = 0;
     std::vector<uint64_t> group_cut;
+    // Fair completion (aggregate_fair_completion): the message's virtual finish in the
+    // processor sharing of its port class (fair_), and whether it has been reached.
+    bool fair = false;
+    bool fair_done = false;
+    bool fair_held = false;  // its tail waits for fair_done (counted in Fair::held)
+    uint32_t fair_key = 0;
+    uint64_t vfinish = 0;
   };
+  // Processor sharing of one class of ports (the ports of a message's reach, keyed by the
+  // first): virtual time v advances by the bytes cut over the messages not yet virtually
+  // finished, in 1/65536 bytes; heap: (virtual finish, message id), earliest first.
+  struct Fair {
+    uint64_t v = 0;
+    std::vector<std::pair<uint64_t, uint64_t>> heap;
+    uint32_t held = 0;  // messages whose tail waits for their virtual finish
+    PortSet ports{0};   // the class's ports (the reach of its first message)
+  };
+  uint64_t fair_held_ = 0;  // the sum of Fair::held
+  void offer_between(const PortSet& ports, bool one = false);
+  std::vector<Fair> fair_;  // [key port]
+  void fair_join(Msg& m);
+  void fair_serve(uint32_t key, uint64_t bytes);
+  void fair_finish(uint64_t id);
+  bool fair_fast_forward(int port);
 
   std::string display_name_;
   uint32_t id_;

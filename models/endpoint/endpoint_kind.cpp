@@ -138,6 +138,7 @@ DeviceKind endpoint_kind() {
     e.aggregate_min_group_message =
         std::min(b.run.aggregate_min_message, b.run.aggregate_min_group_message);
     e.aggregate_round_robin_packets = b.run.aggregate_round_robin_packets;
+    e.aggregate_fair_completion = b.run.aggregate_fair_completion;
     e.seed = b.run.seed;
     return std::make_unique<Endpoint>(b.name.c_str(), b.name, uint32_t(b.endpoint_id), e);
   };

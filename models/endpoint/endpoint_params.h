@@ -48,6 +48,10 @@ struct EndpointParams {
   // kGroupOnly: only in-switch group messages (NVLS reduce requests, multicast stores)
   // take turns of one packet; the others' turns stay whole transactions.
   PacketTurns aggregate_round_robin_packets = PacketTurns::kNone;
+  // Under interleave, an aggregated message's last packet waits until the processor sharing
+  // of its port class (the ports of its reach) would have finished it, as per packet
+  // concurrent messages finish late together (Endpoint::fair_serve).
+  bool aggregate_fair_completion = false;
   uint64_t seed = 1;                  // global seed; the endpoint's stream is Rng(seed, name)
 
   int total_ports() const { return ports + nic_ports; }
