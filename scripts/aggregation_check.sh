@@ -46,6 +46,7 @@ cases=(
   "gb200_nvl72 ring 64MiB|configs/gb200_nvl72.yaml|--set workload.algorithm=ring --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "gb200_nvl72 as shipped 1GiB|configs/gb200_nvl72.yaml|"
   "gb200_nvl72 16 GPUs ring 64MiB|configs/gb200_nvl72.yaml|--set topology.endpoints=16 --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
+  "gb200_nvl72 16 GPUs ring 64MiB fair completion|configs/gb200_nvl72.yaml|--set topology.endpoints=16 --set workload.min_bytes=64MiB --set workload.max_bytes=64MiB --set simulation.aggregate_fair_completion=true"
   "ualink_pod8 64MiB|configs/ualink_pod8.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "pcie_8gpu 64MiB|configs/pcie_8gpu.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"
   "pcie_8gpu_p2p 64MiB|configs/pcie_8gpu_p2p.yaml|--set workload.min_bytes=64MiB --set workload.max_bytes=64MiB"

@@ -175,7 +175,6 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     PortSet ports{0};   // the class's ports (the reach of its first message)
   };
   uint64_t fair_held_ = 0;  // the sum of Fair::held
-  void offer_between(const PortSet& ports, bool one = false);
   std::vector<Fair> fair_;  // [key port]
   void fair_join(Msg& m);
   void fair_serve(uint32_t key, uint64_t bytes);
@@ -218,6 +217,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     std::vector<size_t> port_start;
   };
   Packet* cut(Queue& q, int port);
+  // A packet of one for `ports` to go between a transaction's packets (Port::kick_between):
+  // every idle port is kicked (the first to wake takes it), or, with `one`, the first idle
+  // one; if none is idle, the one with the earliest boundary.
+  void offer_between(const PortSet& ports, bool one = false);
   Packet* cut_from(Queue& q, size_t k, int port, bool turns = false);
   // Under round robin, the last packet of an aggregated message that waited for its
   // thread block's pass to end goes before the other messages' turns once it may leave:
