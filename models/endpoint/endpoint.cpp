@@ -66,20 +66,23 @@ void Endpoint::fair_serve(uint32_t key, uint64_t bytes) {
   Fair& f = fair_[key];
   if (f.heap.empty()) return;
   f.v += (bytes << 16) / f.heap.size();
-  while (!f.heap.empty() && f.heap.front().first <= f.v) {
-    const uint64_t id = f.heap.front().second;
-    std::pop_heap(f.heap.begin(), f.heap.end(), std::greater<>());
-    f.heap.pop_back();
-    fair_finish(id);
-  }
+  while (!f.heap.empty() && f.heap.front().first <= f.v) fair_finish(fair_pop(f));
 }
 
-void Endpoint::fair_finish(uint64_t id) {
+uint64_t Endpoint::fair_pop(Fair& f) {
+  std::pop_heap(f.heap.begin(), f.heap.end(), std::greater<>());
+  const auto [vf, id] = f.heap.back();
+  f.heap.pop_back();
+  f.v = std::max(f.v, vf);
+  return id;
+}
+
+Endpoint::Msg* Endpoint::fair_finish(uint64_t id) {
   const size_t k = uncut_index(data_, id);
-  if (k == data_.msgs.size()) return;  // fully cut (its tail was not held), or abandoned
+  if (k == data_.msgs.size()) return nullptr;  // fully cut (its tail was not held), or abandoned
   Msg& m = data_.msgs[k];
   m.fair_done = true;
-  if (!m.fair_held) return;
+  if (!m.fair_held) return nullptr;
   // Its tail may go now (or at not_before): among the released tails, between the
   // packets of a transaction on the wire as a control packet would.
   m.fair_held = false;
@@ -88,6 +91,7 @@ void Endpoint::fair_finish(uint64_t id) {
   if (std::find(held_tails_.begin(), held_tails_.end(), m.id) == held_tails_.end())
     held_tails_.push_back(m.id);
   if (m.not_before <= Port::now()) offer_between(reach_of(m), true);
+  return &m;
 }
 
 bool Endpoint::fair_fast_forward(int port) {
@@ -101,16 +105,9 @@ bool Endpoint::fair_fast_forward(int port) {
   for (Fair& f : fair_) {
     // (No ports known: routes changed since the class formed; any port may serve it.)
     if (f.held == 0 || (f.ports.size() > 0 && !f.ports.test(port))) continue;
-    while (f.held > 0 && !f.heap.empty()) {
-      const auto [vf, id] = f.heap.front();
-      std::pop_heap(f.heap.begin(), f.heap.end(), std::greater<>());
-      f.heap.pop_back();
-      f.v = std::max(f.v, vf);
-      const size_t k = uncut_index(data_, id);
-      any = any || (k < data_.msgs.size() && data_.msgs[k].fair_held &&
-                    data_.msgs[k].not_before <= now && reach_of(data_.msgs[k]).test(port));
-      fair_finish(id);
-    }
+    while (f.held > 0 && !f.heap.empty())
+      if (const Msg* m = fair_finish(fair_pop(f)))
+        any = any || (m->not_before <= now && reach_of(*m).test(port));
   }
   return any;
 }
@@ -501,28 +498,6 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       if (*group_cut >= quota) return nullptr;  // this port's packets are all cut
       bytes = std::min(bytes, quota - *group_cut);
     }
-    // Fair completion: per packet, messages that share a port finish late together; here
-    // a whole transaction would end this one early, so its last packet waits until the
-    // port class's processor sharing has finished it (fair_serve).
-    if (whole && turns && m.fair && !m.fair_done && m.next_offset + bytes == m.bytes) {
-      const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
-      const Fair& f = fair_[m.fair_key];
-      const uint64_t n = std::max<uint64_t>(f.heap.size(), 1);
-      if (f.v + (bytes << 16) / n < m.vfinish) {
-        if (!m.fair_held) {
-          m.fair_held = true;
-          m.tail_held = true;
-          ++fair_[m.fair_key].held;
-          ++fair_held_;
-        }
-        if (m.not_before > Port::now()) ports_[port]->kick_between_at(m.not_before);
-        if (bytes <= last) {
-          if (m.not_before > Port::now()) ports_[port]->kick_at(m.not_before);
-          return nullptr;
-        }
-        bytes -= last;
-      }
-    }
     // The thread block writes the message's data as its pass goes, the last of it no
     // earlier than the pass's end (not_before): per packet only the last packet waits
     // for it, so here too the transaction that would end the message leaves without its
@@ -530,18 +505,36 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     // leave: cut_released_tail). Holding a whole transaction held kilobytes that per
     // packet are on the wire already: GB200 NVL72 (32 channels) 256 MiB ring was 18.6%
     // slow against per packet, 0.7% after both changes.
-    if (m.next_offset + bytes == m.bytes && m.not_before > Port::now()) {
-      const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
-      if (whole && turns && !m.tail_held) {
-        m.tail_held = true;
-        held_tails_.push_back(m.id);
-        ports_[port]->kick_between_at(m.not_before);
+    // Fair completion: per packet, messages that share a port finish late together; a
+    // whole transaction would end this one early, so its last packet also waits until
+    // the port class's processor sharing has finished it (fair_serve, fair_finish, which
+    // lists it in held_tails_ then).
+    if (m.next_offset + bytes == m.bytes) {
+      const bool pass_wait = m.not_before > Port::now();
+      bool fair_wait = false;
+      if (whole && turns && m.fair && !m.fair_done) {
+        Fair& f = fair_[m.fair_key];
+        fair_wait = f.v + (bytes << 16) / std::max<uint64_t>(f.heap.size(), 1) < m.vfinish;
+        if (fair_wait != m.fair_held) {  // held now; or a held tail this cut finishes
+          m.fair_held = fair_wait;
+          f.held += fair_wait ? 1 : -1;
+          fair_held_ += fair_wait ? 1 : -1;
+        }
       }
-      if (whole && bytes > last) {
-        bytes -= last;
-      } else {
-        ports_[port]->kick_at(m.not_before);  // the data is not all written yet
-        return nullptr;
+      if (pass_wait || fair_wait) {
+        const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
+        const bool newly = whole && turns && !m.tail_held;
+        if (newly) {
+          m.tail_held = true;
+          if (!fair_wait) held_tails_.push_back(m.id);
+        }
+        if (pass_wait && (newly || fair_wait)) ports_[port]->kick_between_at(m.not_before);
+        if (whole && bytes > last) {
+          bytes -= last;
+        } else {
+          if (pass_wait) ports_[port]->kick_at(m.not_before);  // the data is not all written yet
+          return nullptr;
+        }
       }
     }
     Packet* p = PacketPool::global().acquire();

@@ -178,7 +178,10 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   std::vector<Fair> fair_;  // [key port]
   void fair_join(Msg& m);
   void fair_serve(uint32_t key, uint64_t bytes);
-  void fair_finish(uint64_t id);
+  uint64_t fair_pop(Fair& f);  // the earliest virtual finish's message; v moves to it
+  // Marks message `id` finished; if its tail was held for it, releases the tail and
+  // returns the message, else nullptr.
+  Msg* fair_finish(uint64_t id);
   bool fair_fast_forward(int port);
 
   std::string display_name_;
