@@ -515,11 +515,14 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       if (whole && turns && m.fair && !m.fair_done) {
         Fair& f = fair_[m.fair_key];
         fair_wait = f.v + (bytes << 16) / std::max<uint64_t>(f.heap.size(), 1) < m.vfinish;
-        if (fair_wait != m.fair_held) {  // held now; or a held tail this cut finishes
-          m.fair_held = fair_wait;
-          f.held += fair_wait ? 1 : -1;
-          fair_held_ += fair_wait ? 1 : -1;
+        if (fair_wait && !m.fair_held) {
+          ++f.held;
+          ++fair_held_;
+        } else if (!fair_wait && m.fair_held) {  // a held tail this cut finishes
+          --f.held;
+          --fair_held_;
         }
+        m.fair_held = fair_wait;
       }
       if (pass_wait || fair_wait) {
         const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;
