@@ -34,6 +34,7 @@ Endpoint::Endpoint(sc_core::sc_module_name n, std::string display_name, uint32_t
   resp_turn_.assign(nports, 0);
   nvls_reach_ = PortSet(nports);
   fair_.resize(size_t(nports));
+  fair_pending_.resize(size_t(nports));
 }
 
 void Endpoint::fair_join(Msg& m) {
@@ -53,6 +54,7 @@ void Endpoint::fair_join(Msg& m) {
     if (key < 0) key = port;
   });
   if (key < 0) return;
+  fair_advance(uint32_t(key));  // the virtual time now
   Fair& f = fair_[size_t(key)];
   if (f.ports.size() == 0) f.ports = reach;
   m.fair = true;
@@ -67,6 +69,29 @@ void Endpoint::fair_serve(uint32_t key, uint64_t bytes) {
   if (f.heap.empty()) return;
   f.v += (bytes << 16) / f.heap.size();
   while (!f.heap.empty() && f.heap.front().first <= f.v) fair_finish(fair_pop(f));
+}
+
+void Endpoint::fair_advance(uint32_t key) {
+  const uint64_t now = Port::now();
+  uint64_t served = 0;
+  for (FairPending& fp : fair_pending_) {
+    if (fp.bytes == 0 || fp.key != key) continue;
+    // (bytes <= a transaction, now - t0 < t1 - t0: the product fits in 64 bits)
+    const uint64_t upto = now >= fp.t1 ? fp.bytes : fp.bytes * (now - fp.t0) / (fp.t1 - fp.t0);
+    if (upto > fp.credited) {
+      served += upto - fp.credited;
+      fp.credited = upto;
+    }
+  }
+  if (served > 0) fair_serve(key, served);
+}
+
+void Endpoint::fair_credit(int port) {
+  FairPending& fp = fair_pending_[size_t(port)];
+  if (fp.bytes == 0) return;
+  const uint64_t rest = fp.bytes - fp.credited;
+  fp.bytes = fp.credited = 0;
+  if (rest > 0) fair_serve(fp.key, rest);
 }
 
 uint64_t Endpoint::fair_pop(Fair& f) {
@@ -285,6 +310,8 @@ void Endpoint::offer_between(const PortSet& ports, bool one) {
 
 Packet* Endpoint::tx_peek(int port) {
   if (staged_[port]) return staged_[port];
+  // The port's wire is free: what it cut last has been served (fair completion).
+  fair_credit(port);
   if (!resend_.empty() && stage_resend(port)) return staged_[port];  // faults only
   // Read responses and the DMA's traffic share the port in turn (one transaction each):
   // the GPU's link interface serves its memory system's answers and its own stores
@@ -513,6 +540,9 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       const bool pass_wait = m.not_before > Port::now();
       bool fair_wait = false;
       if (whole && turns && m.fair && !m.fair_done) {
+        fair_advance(m.fair_key);  // the virtual time now (may finish m)
+      }
+      if (whole && turns && m.fair && !m.fair_done) {
         Fair& f = fair_[m.fair_key];
         fair_wait = f.v + (bytes << 16) / std::max<uint64_t>(f.heap.size(), 1) < m.vfinish;
         if (fair_wait && !m.fair_held) {
@@ -566,7 +596,18 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
     p->head_ps = p->tail_ps = p->inject_ps = Port::now();
     m.next_offset += bytes;
     if (&q == &data_ && m.next_offset == m.bytes) count_uncut(m, -1);
-    if (m.fair) fair_serve(m.fair_key, bytes);
+    if (m.fair) {
+      // Served as the wire carries it (fair_advance); a packet cut between the packets of
+      // the port's transaction, or on a link that times its own transactions, at once.
+      FairPending& fp = fair_pending_[size_t(port)];
+      const uint64_t ser = ports_[port]->serialise_ps(*p);
+      if (fp.bytes > 0 || ser == 0) {
+        fair_advance(m.fair_key);
+        fair_serve(m.fair_key, bytes);
+      } else {
+        fp = FairPending{m.fair_key, bytes, 0, Port::now(), Port::now() + ser};
+      }
+    }
     if (group_cut) *group_cut += bytes;
     ++m.unsent;
     staged_[port] = p;
@@ -841,6 +882,7 @@ void Endpoint::reset_dynamic_state() {
   std::fill(rr_last_.begin(), rr_last_.end(), kNoneServed);
   group_req_packets_ = 0;
   for (Fair& f : fair_) f = Fair{};
+  for (FairPending& fp : fair_pending_) fp = FairPending{};
   fair_held_ = 0;
   for (Queue* q : {&control_, &data_}) std::fill(q->port_start.begin(), q->port_start.end(), size_t(0));
 }

@@ -166,8 +166,9 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
     uint64_t vfinish = 0;
   };
   // Processor sharing of one class of ports (the ports of a message's reach, keyed by the
-  // first): virtual time v advances by the bytes cut over the messages not yet virtually
-  // finished, in 1/65536 bytes; heap: (virtual finish, message id), earliest first.
+  // first): virtual time v advances by the bytes served (fair_pending_) over the messages
+  // not yet virtually finished, in 1/65536 bytes; heap: (virtual finish, message id),
+  // earliest first.
   struct Fair {
     uint64_t v = 0;
     std::vector<std::pair<uint64_t, uint64_t>> heap;
@@ -176,8 +177,22 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   };
   uint64_t fair_held_ = 0;  // the sum of Fair::held
   std::vector<Fair> fair_;  // [key port]
+  // [port]: the transaction of class `key` this port has cut and is serialising, from t0
+  // to t1 (ps). Its bytes count as served as the wire carries them, pro rata, whenever the
+  // class's virtual time is read (fair_advance: a message joins, a cut would end one, a
+  // packet is cut between), and in full once the port looks for work again (tx_peek: the
+  // wire is free). Counted at the cut, a message alone would be served whole the instant
+  // every port cut it, before the messages queued a few ns after it joined.
+  struct FairPending {
+    uint32_t key = 0;
+    uint64_t bytes = 0, credited = 0;
+    uint64_t t0 = 0, t1 = 0;
+  };
+  std::vector<FairPending> fair_pending_;
   void fair_join(Msg& m);
   void fair_serve(uint32_t key, uint64_t bytes);
+  void fair_advance(uint32_t key);  // credits the class's transactions on the wire up to now
+  void fair_credit(int port);       // credits the port's transaction in full
   uint64_t fair_pop(Fair& f);  // the earliest virtual finish's message; v moves to it
   // Marks message `id` finished; if its tail was held for it, releases the tail and
   // returns the message, else nullptr.

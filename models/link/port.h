@@ -324,6 +324,9 @@ class Port : public sc_core::sc_module,
   }
   bool link_is_down() const { return down_; }
   size_t held() const { return held_.size(); }
+  // How long `p` would take to serialise here (ps), or 0 where the link layer decides
+  // per transaction (replay, bit errors): fair completion's estimate of its service.
+  uint64_t serialise_ps(const Packet& p) const { return plain_ ? plain_prepare(p) * ps_per_byte_ : 0; }
   struct FaultCounters {
     uint64_t cut_transactions = 0, cut_payload_bytes = 0;  // cut on this transmitter
     uint64_t replayed = 0;          // kept transactions sent again on this link
