@@ -311,7 +311,7 @@ void Endpoint::offer_between(const PortSet& ports, bool one) {
 Packet* Endpoint::tx_peek(int port) {
   if (staged_[port]) return staged_[port];
   // The port's wire is free: what it cut last has been served (fair completion).
-  fair_credit(port);
+  if (params_.aggregate_fair_completion) fair_credit(port);
   if (!resend_.empty() && stage_resend(port)) return staged_[port];  // faults only
   // Read responses and the DMA's traffic share the port in turn (one transaction each):
   // the GPU's link interface serves its memory system's answers and its own stores
