@@ -540,19 +540,19 @@ Packet* Endpoint::cut_from(Queue& q, size_t k, int port, bool turns) {
       const bool pass_wait = m.not_before > Port::now();
       bool fair_wait = false;
       if (whole && turns && m.fair && !m.fair_done) {
-        fair_advance(m.fair_key);  // the virtual time now (may finish m)
-      }
-      if (whole && turns && m.fair && !m.fair_done) {
-        Fair& f = fair_[m.fair_key];
-        fair_wait = f.v + (bytes << 16) / std::max<uint64_t>(f.heap.size(), 1) < m.vfinish;
-        if (fair_wait && !m.fair_held) {
-          ++f.held;
-          ++fair_held_;
-        } else if (!fair_wait && m.fair_held) {  // a held tail this cut finishes
-          --f.held;
-          --fair_held_;
+        fair_advance(m.fair_key);  // the virtual time now: may finish m (fair_finish)
+        if (!m.fair_done) {
+          Fair& f = fair_[m.fair_key];
+          fair_wait = f.v + (bytes << 16) / std::max<uint64_t>(f.heap.size(), 1) < m.vfinish;
+          if (fair_wait && !m.fair_held) {
+            ++f.held;
+            ++fair_held_;
+          } else if (!fair_wait && m.fair_held) {  // a held tail this cut finishes
+            --f.held;
+            --fair_held_;
+          }
+          m.fair_held = fair_wait;
         }
-        m.fair_held = fair_wait;
       }
       if (pass_wait || fair_wait) {
         const uint64_t last = m.bytes % pkt ? m.bytes % pkt : pkt;

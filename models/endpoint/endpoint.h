@@ -181,8 +181,8 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // to t1 (ps). Its bytes count as served as the wire carries them, pro rata, whenever the
   // class's virtual time is read (fair_advance: a message joins, a cut would end one, a
   // packet is cut between), and in full once the port looks for work again (tx_peek: the
-  // wire is free). Counted at the cut, a message alone would be served whole the instant
-  // every port cut it, before the messages queued a few ns after it joined.
+  // wire is free). Counted at the cut, a message queued alone on idle ports was served all
+  // but a transaction the instant they cut it, before the messages queued ns later joined.
   struct FairPending {
     uint32_t key = 0;
     uint64_t bytes = 0, credited = 0;
