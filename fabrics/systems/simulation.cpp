@@ -53,7 +53,8 @@ const ParamBlock& simulation_params() {
                   "it (virtual time advanced by the bytes the ports send over the messages "
                   "not yet finished), then goes between the packets of a transaction on the "
                   "wire (docs/architecture.md, \"Fair completion\"). Costs a transaction "
-                  "per held last packet: GB200 NVL72 1 GiB ring ~30% more CPU."),
+                  "per held last packet and wake-ups at more distinct times: GB200 NVL72 "
+                  "1 GiB ring ~1.7x the CPU."),
             &S::aggregate_fair_completion),
        bind(param("time_limit", K::kTime, "60s", "simulated time",
                   "Stop with an error (exit 2) if the workload has not finished by this "
