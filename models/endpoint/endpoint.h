@@ -207,6 +207,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   static constexpr uint32_t kGroupDst = 0xFFFFFFFFu;  // Msg::dst of NVLS group messages
   std::vector<PortSet> reach_;      // [dst] -> ports that reach it
   PortSet nvls_reach_{0};           // ports into NVLS switches
+  int group_kick_next_ = 0;         // kick_group's first port for the next group message
   uint32_t nvls_count_ = 0;
   std::vector<int> group_index_;    // [port] -> its index among the group ports, -1
   std::vector<uint8_t> resp_turn_;
@@ -239,6 +240,7 @@ class Endpoint : public sc_core::sc_module, public PortOwner, public DeviceModel
   // every idle port is kicked (the first to wake takes it), or, with `one`, the first idle
   // one; if none is idle, the one with the earliest boundary.
   void offer_between(const PortSet& ports, bool one = false);
+  void kick_group(const PortSet& s);
   Packet* cut_from(Queue& q, size_t k, int port, bool turns = false);
   // Under round robin, the last packet of an aggregated message that waited for its
   // thread block's pass to end goes before the other messages' turns once it may leave:

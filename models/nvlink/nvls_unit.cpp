@@ -1,6 +1,7 @@
 #include "models/nvlink/nvls_unit.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <utility>
 
@@ -20,6 +21,7 @@ NvlsUnit::NvlsUnit(const NvlsParams& p) : params_(p) {
   mcast_.rate_Bps = p.multicast_Bps;
   reduce_.alarm = Alarm{this, kReduceEngine};
   mcast_.alarm = Alarm{this, kMcastEngine};
+  pipeline_alarm_ = Alarm{this, kPipeline};
 }
 
 std::vector<PacketKind> NvlsUnit::claims() const {
@@ -38,6 +40,7 @@ void NvlsUnit::wake(uint32_t what) {
   switch (what) {
     case kReduceEngine: engine_wake(reduce_, true); break;
     case kMcastEngine: engine_wake(mcast_, false); break;
+    case kPipeline: pipeline_wake(); break;
     default: FABRICSIM_ASSERT(false, frame().display_name() + ": bad NVLS wake-up");
   }
 }
@@ -207,7 +210,7 @@ void NvlsUnit::reduced(Packet* p) {
   p->packet_payload = req->req_packet_payload;
   p->npackets = req->npackets;
   p->inject_ps = req->inject_ps;
-  // The NVLS path's own latency: the result leaves no earlier (its egress port waits).
+  // The NVLS path's own latency: the result joins its egress queue no earlier (leave()).
   // Cut-through, as a switch forwards a transaction: its first packet is reduced when
   // every member's first packet is in, its last no earlier than every member's last
   // (per packet the two are the same). The port serialises it no faster than the line.
@@ -219,7 +222,7 @@ void NvlsUnit::reduced(Packet* p) {
   PacketPool::global().release(req);
   ctx = ReduceCtx{};
   free_ctx_.push_back(p->ctx);
-  frame().emit(out, p);
+  leave(out, p);
 }
 
 void NvlsUnit::replicate(Packet* p) {
@@ -239,8 +242,41 @@ void NvlsUnit::replicate(Packet* p) {
     r->head_ps = now + params_.latency_ps;  // as a result (cut-through)
     r->tail_ps = tail + params_.latency_ps;
     emitted_ += r->payload_bytes;
-    frame().emit(m.ports[size_t(j) % m.ports.size()], r);
+    leave(m.ports[size_t(j) % m.ports.size()], r);
   }
+}
+
+// Results and replicas leave the unit's pipeline in the order of their head times (ties
+// in the order they entered) and join their egress queue then, behind what is already in
+// it. Queued at once with a later head, as until 2026-12-06, a packet still in the
+// pipeline held its port and everything queued behind it: 7.1M waits for a head not yet
+// due on DGX H100 with 2 NVLS channels at 128 MiB (docs/architecture.md).
+void NvlsUnit::leave(int out, Packet* p) {
+  const uint64_t now = SwitchFrame::now();
+  if (p->head_ps <= now && (pipeline_.empty() || pipeline_.front().head_ps > now)) {
+    frame().emit(out, p);
+    return;
+  }
+  pipeline_.push_back(InPipeline{std::max(p->head_ps, now), pipeline_seq_++, out, p});
+  std::push_heap(pipeline_.begin(), pipeline_.end(), std::greater<InPipeline>());
+  SwitchFrame::wake_at(pipeline_alarm_, pipeline_.front().head_ps);
+}
+
+void NvlsUnit::pipeline_wake() {
+  ++g_kernel_events;
+  const uint64_t now = SwitchFrame::now();
+  while (!pipeline_.empty() && pipeline_.front().head_ps <= now) {
+    std::pop_heap(pipeline_.begin(), pipeline_.end(), std::greater<InPipeline>());
+    const InPipeline e = pipeline_.back();
+    pipeline_.pop_back();
+    frame().emit(e.out, e.p);
+  }
+  if (!pipeline_.empty()) SwitchFrame::wake_at(pipeline_alarm_, pipeline_.front().head_ps);
+}
+
+void NvlsUnit::reset_dynamic_state() {
+  FABRICSIM_ASSERT(pipeline_.empty(), frame().display_name() + ": reset with NVLS packets in the pipeline");
+  pipeline_seq_ = 0;
 }
 
 void NvlsUnit::add_stats(nlohmann::json& j, uint64_t now_ps) const {
@@ -305,8 +341,9 @@ SwitchFeatureKind nvls_feature() {
              "bandwidth); none = not a bottleneck (replicas still serialise on every output "
              "link)."),
        bind(param("nvls_latency", K::kTime, "0ns", "ns",
-                  "The NVLS path's own latency: added to every reduction result and "
-                  "multicast replica the unit sends (its egress waits for it)."),
+                  "The NVLS path's own latency: every reduction result and multicast "
+                  "replica the unit sends joins its egress queue this long after it is "
+                  "made (the port sends other traffic meanwhile)."),
             &NvlsParams::latency_ps),
        param("nvls_datatypes", K::kString, "float,half,bfloat16", "",
              "Comma-separated element types the reduction engine supports; an nvls "

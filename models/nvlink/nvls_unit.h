@@ -14,8 +14,10 @@
 //   kNvlsMcast from member i (a multicast store): queued for the multicast engine
 //     (`nvls_multicast_bandwidth`, input bytes per second; 0 = not a bottleneck), then
 //     replicated as kNvlsData to every member k on k's j-th link.
-// Packets the unit sends go straight to egress queues (they may overshoot
-// egress_buffer); the crossbar keeps arbitrating other traffic.
+// Packets the unit sends go to egress queues (they may overshoot egress_buffer); the
+// crossbar keeps arbitrating other traffic. Results and replicas first pass the unit's
+// own pipeline (`nvls_latency`): they join their egress queue when their head is due, so
+// a packet still in the pipeline never holds a port that has ready packets behind it.
 //
 // The group: every endpoint directly linked to this switch is a member, in the order of
 // the endpoints' device indices, with its links to this switch sorted by the endpoint's
@@ -48,9 +50,10 @@ class NvlsUnit : public SwitchFeature {
   uint64_t payload_absorbed() const override { return consumed_; }
   uint64_t payload_emitted() const override { return emitted_; }
   void wake(uint32_t what) override;
+  void reset_dynamic_state() override;
 
  private:
-  enum : uint32_t { kReduceEngine, kMcastEngine };
+  enum : uint32_t { kReduceEngine, kMcastEngine, kPipeline };
   // A group member: an endpoint with its links (ports of this switch, in a fixed order).
   void add_member(uint32_t endpoint, std::vector<int> ports);
   void request(int in, Packet* p);
@@ -73,6 +76,18 @@ class NvlsUnit : public SwitchFeature {
   // When `p`'s last packet has arrived and passed through `e` (its tail bound; a
   // transaction of several packets is taken in at its head, cut-through). 0 for one packet.
   static uint64_t tail_through(const Engine& e, const Packet* p);
+  // The unit's pipeline: `p` joins egress queue `out` at p->head_ps (at once if due).
+  void leave(int out, Packet* p);
+  void pipeline_wake();
+  struct InPipeline {
+    uint64_t head_ps;
+    uint64_t seq;  // ties in head time leave in the order they entered
+    int out;
+    Packet* p;
+    bool operator>(const InPipeline& o) const {
+      return head_ps != o.head_ps ? head_ps > o.head_ps : seq > o.seq;
+    }
+  };
 
   struct Member {
     uint32_t endpoint;
@@ -94,6 +109,9 @@ class NvlsUnit : public SwitchFeature {
   std::vector<ReduceCtx> ctx_;
   std::vector<uint32_t> free_ctx_;
   Engine reduce_, mcast_;
+  std::vector<InPipeline> pipeline_;  // a min-heap on (head_ps, seq)
+  uint64_t pipeline_seq_ = 0;
+  Alarm pipeline_alarm_;
   uint64_t consumed_ = 0, emitted_ = 0, requests_ = 0, stores_ = 0;
 };
 

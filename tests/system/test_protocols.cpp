@@ -92,8 +92,8 @@ INSTANTIATE_TEST_SUITE_P(
 // remainders, entropy streams, round-robin pointers), so a row gives the same time alone,
 // first, last or in the middle of any sweep. Exact (the simulation is deterministic).
 TEST(IndependentRows, SameRowAloneAndInsideAnySweep) {
-  // DGX H100 with NVLS off and auto (LL, LL128 and Simple rows), 1 MiB; and DGX H100 as
-  // shipped (NVLS) at 64 MiB.
+  // DGX H100 with NVLS off and auto (LL, LL128 and Simple rows), 1 MiB; DGX H100 as
+  // shipped (NVLS switches, the ring) at 64 MiB; and its NVLS all-reduce at 1 MiB.
   struct Case {
     std::vector<std::string> base;
     uint64_t bytes;
@@ -105,6 +105,10 @@ TEST(IndependentRows, SameRowAloneAndInsideAnySweep) {
        {sizes("1MiB", "1MiB"), sizes("4B", "1MiB", "4"), sizes("1MiB", "4MiB"),
         sizes("256KiB", "4MiB")}},
       {{}, 64ull << 20, {sizes("64MiB", "64MiB"), sizes("16MiB", "64MiB"), sizes("64MiB", "128MiB")}},
+      // NVLS all-reduce: the GPUs' rotation over their NVLS links for group messages and
+      // the NVLS units' pipelines (docs/architecture.md, "The NVLS unit's pipeline").
+      {{"--set", "workload.algorithm=nvls"}, 1ull << 20,
+       {sizes("1MiB", "1MiB"), sizes("256KiB", "1MiB"), sizes("512KiB", "4MiB")}},
   };
   int k = 0;
   for (const Case& c : cases) {
