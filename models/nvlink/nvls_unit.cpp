@@ -248,7 +248,7 @@ void NvlsUnit::replicate(Packet* p) {
 
 // Results and replicas leave the unit's pipeline in the order of their head times (ties
 // in the order they entered) and join their egress queue then, behind what is already in
-// it. Queued at once with a later head, as until 2026-12-06, a packet still in the
+// it. Queued at once with a later head (before 2026-12-06), a packet still in the
 // pipeline held its port and everything queued behind it: 7.1M waits for a head not yet
 // due on DGX H100 with 2 NVLS channels at 128 MiB (docs/architecture.md).
 void NvlsUnit::leave(int out, Packet* p) {
@@ -275,7 +275,8 @@ void NvlsUnit::pipeline_wake() {
 }
 
 void NvlsUnit::reset_dynamic_state() {
-  FABRICSIM_ASSERT(pipeline_.empty(), frame().display_name() + ": reset with NVLS packets in the pipeline");
+  FABRICSIM_ASSERT(pipeline_.empty(),
+                   frame().display_name() + ": reset with NVLS packets in the pipeline");
   pipeline_seq_ = 0;
 }
 
