@@ -40,6 +40,7 @@
 #include "models/core/errors.h"
 #include "models/core/packet.h"
 #include "models/core/run_control.h"
+#include "models/core/scheduler.h"
 #include "models/core/types.h"
 #include "models/core/units.h"
 
@@ -336,7 +337,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
       return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                     : sweep_progress(sweep.rows(), sweep.finished(), sizes);
     });
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = Scheduler::time();
   if (obs) obs->finish(now);
   if (!sweep.finished() || (runner && !runner->finished()))
     report_unfinished(spec, sys, sweep, runner.get(), now, sc_core::sc_pending_activity());

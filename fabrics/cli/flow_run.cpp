@@ -24,6 +24,7 @@
 #include "models/collectives/job_runner.h"
 #include "models/collectives/sweep.h"
 #include "models/core/errors.h"
+#include "models/core/scheduler.h"
 #include "models/core/types.h"
 
 namespace fabricsim {
@@ -187,7 +188,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);
   });
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = Scheduler::time();
   if (!sweep.finished() || (runner && !runner->finished())) {
     report_stop(spec, progress_text(spec, sweep, runner.get()), now);  // SIGINT, wall limit
     if (now >= spec.simulation.time_limit_ps)

@@ -9,6 +9,7 @@
 #include <systemc>
 
 #include "models/core/run_control.h"
+#include "models/core/scheduler.h"
 #include "models/core/types.h"
 
 namespace fabricsim {
@@ -61,9 +62,8 @@ std::string progress_line(const ProgressState& s, uint64_t sim_ps, double events
 
 void simulate(uint64_t time_limit_ps, const ProgressMode& mode,
               const std::function<ProgressState()>& state) {
-  using sc_core::sc_time;
   if (!mode.on()) {
-    sc_core::sc_start(sc_time::from_value(time_limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+    Scheduler::start(time_limit_ps);
     return;
   }
   using clock = std::chrono::steady_clock;
@@ -74,11 +74,11 @@ void simulate(uint64_t time_limit_ps, const ProgressMode& mode,
   const double print_every = mode.live ? 0.5 : mode.every_s;
   bool printed = false;
   for (;;) {
-    const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t now = Scheduler::time();
     if (now >= time_limit_ps) break;
     const uint64_t step = std::min<uint64_t>(uint64_t(slice_ps), time_limit_ps - now);
     const auto s0 = clock::now();
-    sc_core::sc_start(sc_time::from_value(step), sc_core::SC_EXIT_ON_STARVATION);
+    Scheduler::start(step);
     const auto s1 = clock::now();
     if (!sc_core::sc_pending_activity()) break;  // starved: the run is over
     if (stop_requested()) break;  // SIGINT, SIGTERM or the wall-clock limit stopped the kernel
@@ -88,7 +88,7 @@ void simulate(uint64_t time_limit_ps, const ProgressMode& mode,
     if (since >= print_every) {
       const double rate = double(g_kernel_events - last_events) / since;
       const std::string line =
-          progress_line(state(), sc_core::sc_time_stamp().value(), rate,
+          progress_line(state(), Scheduler::time(), rate,
                         std::chrono::duration<double>(s1 - t0).count());
       if (mode.live)
         std::fprintf(stderr, "\r%s\033[K", line.c_str());

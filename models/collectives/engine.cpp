@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "models/core/errors.h"
+#include "models/core/scheduler.h"
 
 namespace fabricsim {
 
@@ -70,7 +71,7 @@ void CollectiveEngine::start(coll::Schedule s, std::function<void()> on_done) {
   sched_ = std::move(s);
   on_done_ = std::move(on_done);
   running_ = true;
-  if (observer_) observer_->started(sched_, sc_core::sc_time_stamp().value());
+  if (observer_) observer_->started(sched_, Scheduler::time());
   if (keep_inputs_ && functional()) inputs_ = data_;
   if (halted_) return;  // held until resume()
   begin();
@@ -120,7 +121,7 @@ void CollectiveEngine::begin() {
   prepare();
   if (ranks_left_ == 0) {
     running_ = false;
-    if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
+    if (observer_) observer_->finished(sched_, Scheduler::time());
     if (on_done_) on_done_();
     return;
   }
@@ -128,7 +129,7 @@ void CollectiveEngine::begin() {
     launch();
     return;
   }
-  launch_timer_->at(sc_core::sc_time_stamp().value() + sync_.launch_latency_ps, epoch_);
+  launch_timer_->at(Scheduler::time() + sync_.launch_latency_ps, epoch_);
 }
 
 void CollectiveEngine::halt() {
@@ -228,7 +229,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
       break;
     }
     case coll::OpKind::kCompute: {
-      const uint64_t now = sc_core::sc_time_stamp().value();
+      const uint64_t now = Scheduler::time();
       st.compute_busy_ps = std::max(now, st.compute_busy_ps) + op.duration_ps;
       st.compute_timer->at(st.compute_busy_ps, uint64_t(epoch_) << 32 | op_index);
       break;
@@ -238,7 +239,7 @@ void CollectiveEngine::start_op(int rank, uint32_t op_index) {
         op_done(rank, op_index);
         break;
       }
-      at(sc_core::sc_time_stamp().value() + op.duration_ps, rank, Act::kOpDone, op_index);
+      at(Scheduler::time() + op.duration_ps, rank, Act::kOpDone, op_index);
       break;
     }
   }
@@ -282,7 +283,7 @@ void CollectiveEngine::post_recv(int rank, uint32_t op_index) {
 
 void CollectiveEngine::wake(uint32_t) {
   ++g_kernel_events;
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = Scheduler::time();
   while (!delayed_.empty() && delayed_.front().at_ps <= now) {
     std::pop_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
     const Delayed d = delayed_.back();
@@ -390,7 +391,7 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
     in_flight_data_.erase(it);
   }
   ++ops_completed_;
-  os.done_ps = sc_core::sc_time_stamp().value();
+  os.done_ps = Scheduler::time();
   if (model_) protocol_op_done(rank, op_index);
   for (uint32_t k = os.dep_begin; k < os.dep_end; ++k) {
     const uint32_t dep = st.dependents[k];
@@ -398,7 +399,7 @@ void CollectiveEngine::op_done(int rank, uint32_t op_index) {
   }
   if (--st.remaining == 0 && --ranks_left_ == 0) {
     if (sync_.completion_latency_ps > 0)
-      at(sc_core::sc_time_stamp().value() + sync_.completion_latency_ps, rank, Act::kFinish);
+      at(Scheduler::time() + sync_.completion_latency_ps, rank, Act::kFinish);
     else
       finish();
   }
@@ -413,7 +414,7 @@ void CollectiveEngine::finish() {
     std::make_heap(delayed_.begin(), delayed_.end(), std::greater<Delayed>());
   }
   running_ = false;
-  if (observer_) observer_->finished(sched_, sc_core::sc_time_stamp().value());
+  if (observer_) observer_->finished(sched_, Scheduler::time());
   auto done = std::move(on_done_);
   on_done_ = nullptr;
   if (done) done();

@@ -8,13 +8,14 @@
 
 #include "models/collectives/engine.h"
 #include "models/core/errors.h"
+#include "models/core/scheduler.h"
 #include "models/core/types.h"
 
 namespace fabricsim {
 
 namespace {
 constexpr uint32_t kNone = UINT32_MAX;
-uint64_t now_ps() { return sc_core::sc_time_stamp().value(); }
+uint64_t now_ps() { return Scheduler::time(); }
 }  // namespace
 
 // Dense ids for the rank's connections (peer, stream, channel) and streams, per send op.

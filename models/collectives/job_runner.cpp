@@ -1,5 +1,7 @@
 #include "models/collectives/job_runner.h"
 
+#include "models/core/scheduler.h"
+
 namespace fabricsim {
 
 JobRunner::JobRunner(sc_core::sc_module_name n, CollectiveEngine& engine,
@@ -21,10 +23,10 @@ void JobRunner::start_next() {
 
 void JobRunner::start(size_t index) {
   ++launched_;
-  const uint64_t start = sc_core::sc_time_stamp().value();
+  const uint64_t start = Scheduler::time();
   engine_.start(std::move(jobs_[index]), [this, index, start]() {
     ++done_;
-    if (on_done_) on_done_(index, start, sc_core::sc_time_stamp().value());
+    if (on_done_) on_done_(index, start, Scheduler::time());
     start_next();
   });
 }

@@ -1,5 +1,7 @@
 #include "models/collectives/sweep.h"
 
+#include "models/core/scheduler.h"
+
 namespace fabricsim {
 
 CollectiveSweep::CollectiveSweep(sc_core::sc_module_name n, CollectiveEngine& engine, int ranks,
@@ -26,7 +28,7 @@ void CollectiveSweep::kickoff() { start_next(); }
 // again a little later. Then wait until every device is idle, reset, and go on.
 void CollectiveSweep::settle() {
   constexpr uint64_t kPollPs = 100000;  // 100 ns
-  const uint64_t now = sc_core::sc_time_stamp().value();
+  const uint64_t now = Scheduler::time();
   if (!fabric_.in_flight) {
     start_next();
     return;
@@ -51,7 +53,7 @@ void CollectiveSweep::start_next() {
   row.count = row.bytes / elem_bytes_;
   coll::Schedule s = factory_(row.count);
   row.algorithm = s.algorithm;
-  row.start_ps = sc_core::sc_time_stamp().value();
+  row.start_ps = Scheduler::time();
   if (functional_) {
     std::vector<std::vector<double>> bufs(ranks_, std::vector<double>(s.count));
     for (int r = 0; r < ranks_; ++r)
@@ -61,7 +63,7 @@ void CollectiveSweep::start_next() {
   rows_.push_back(row);
   engine_.start(std::move(s), [this]() {
     SweepRow& r = rows_.back();
-    r.end_ps = sc_core::sc_time_stamp().value();
+    r.end_ps = Scheduler::time();
     if (functional_) {
       r.checked = true;
       r.wrong = count_wrong(r.count);

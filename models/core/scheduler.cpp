@@ -213,9 +213,41 @@ void Scheduler::run() {
     sc_core::sc_stop();
     return;
   }
-  const uint64_t now_ps = sc_core::sc_time_stamp().value();
-  now_ps_ = now_ps;
   armed_for_ = UINT64_MAX;
+  uint64_t now_ps = sc_core::sc_time_stamp().value();
+  for (;;) {
+    const uint64_t next = run_instant(now_ps);
+    if (next == UINT64_MAX) return;  // nothing left: the kernel starves
+    // Run the next instant here too if the kernel would do nothing before it but
+    // activate this method: it is before the end of start()'s duration, and no other
+    // process, delta or timed notification is pending earlier (tests, the kick-off
+    // methods at time 0, a stop request). Otherwise leave it to the kernel.
+    if (next < horizon_ps_ && !stop_requested() &&
+        next - sc_core::sc_time_stamp().value() <
+            sc_core::sc_time_to_pending_activity().value()) {
+      now_ps = next;
+      continue;
+    }
+    arm(next);
+    return;
+  }
+}
+
+void Scheduler::start(uint64_t duration_ps) {
+  Scheduler& s = instance();
+  // From the true time: after instants run back to back the kernel's clock may be behind
+  // it (with SC_EXIT_ON_STARVATION the kernel does not move its clock to the end of a
+  // duration when nothing is due before it).
+  const uint64_t k = sc_core::sc_time_stamp().value();
+  const uint64_t t = time();
+  const uint64_t end = duration_ps > UINT64_MAX - t ? UINT64_MAX : t + duration_ps;
+  s.horizon_ps_ = end;
+  sc_core::sc_start(sc_core::sc_time::from_value(end - k), sc_core::SC_EXIT_ON_STARVATION);
+  s.horizon_ps_ = 0;
+}
+
+uint64_t Scheduler::run_instant(uint64_t now_ps) {
+  now_ps_ = now_ps;
   // Advance the wheel and bring heap entries that now fall inside its horizon.
   cursor_ = now_ps >> kSlotShift;
   while (!heap_.empty() && (heap_[0].t() >> kSlotShift) < cursor_ + kSlots) push(heap_pop());
@@ -278,9 +310,7 @@ void Scheduler::run() {
   // Entries left in this slot are earlier than any in a later slot or the heap: the next
   // time is the earliest of them and of what the wake-ups pushed, found without a scan
   // (next_time scans the first occupied slot). Not when cancel() may have removed one.
-  const uint64_t next =
-      kept_min != UINT64_MAX && !cancelled_ ? std::min(kept_min, pushed_min_) : next_time();
-  if (next != UINT64_MAX) arm(next);
+  return kept_min != UINT64_MAX && !cancelled_ ? std::min(kept_min, pushed_min_) : next_time();
 }
 
 }  // namespace fabricsim

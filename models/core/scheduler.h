@@ -16,7 +16,8 @@
 // waiting for their slot's memory, and their regrowth faulted in fresh pages).
 // Measured here: SystemC's own timed-event queue (sc_ppq with an indirect comparison)
 // was about 35% of run time when each resource had its own sc_event; this calendar does
-// the same job inside one SC_METHOD activation per distinct time.
+// the same job inside one SC_METHOD activation per distinct time, or, run through
+// start(), for every distinct time until the kernel has something else to do.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -71,10 +72,27 @@ class Scheduler : public sc_core::sc_module {
   // is ordered as on a fresh alarm. O(entries): for the reset between independent
   // measurements (DeviceModel::reset_dynamic_state), not for the packet path.
   void cancel(Alarm& a);
-  // Current simulated time in ps. Model code runs inside the calendar's activation (or
-  // at time 0 from an SC_METHOD started by the kernel), where this equals
-  // sc_time_stamp() without the library call.
+  // Current simulated time in ps, for model code: it runs inside the calendar's
+  // activation (or at time 0 from an SC_METHOD started by the kernel). Inside the
+  // calendar this is the instant being run, which may be later than sc_time_stamp()
+  // (start(), below): model code reads the time here, never from the kernel.
   static uint64_t now() { return now_ps_; }
+  // Current simulated time from anywhere: inside the calendar now(); outside it (after
+  // sc_start returns, in a test between two sc_start calls) the later of the last
+  // instant run and the kernel's time.
+  static uint64_t time() {
+    if (instance_ != nullptr && instance_->running_) return now_ps_;
+    const uint64_t k = sc_core::sc_time_stamp().value();
+    return k > now_ps_ ? k : now_ps_;
+  }
+  // Runs the simulation for duration_ps from time() (sc_start from the kernel's clock to
+  // that end, SC_EXIT_ON_STARVATION). Meanwhile the calendar may run its instants before
+  // the end one after another inside one kernel activation, as long as nothing else is
+  // pending in the kernel before the next one (sc_time_to_pending_activity). Same
+  // instants in the same order, so the same results; what it saves is the kernel's timed
+  // notification and its evaluate/update/advance cycle per distinct time. A plain
+  // sc_start (tests) keeps one instant per activation.
+  static void start(uint64_t duration_ps);
 
  private:
   explicit Scheduler(sc_core::sc_module_name n);
@@ -141,6 +159,12 @@ class Scheduler : public sc_core::sc_module {
   bool cancelled_ = false;
   uint64_t seq_ = 0;
   uint64_t armed_for_ = UINT64_MAX;
+  // Instants strictly before this time may run in the activation of an earlier one
+  // (start()); 0 outside start(): one instant per activation.
+  uint64_t horizon_ps_ = 0;
+  // Runs the instant now_ps (what is due then, in set() order); returns the next time
+  // anything is due, UINT64_MAX if nothing is.
+  uint64_t run_instant(uint64_t now_ps);
   static uint64_t now_ps_;
   static inline Scheduler* instance_ = nullptr;  // lives as long as the kernel
   [[gnu::noinline]] static Scheduler& create();

@@ -21,7 +21,7 @@ class TimerQueue : public sc_core::sc_module, public Wakeable {
   }
   // Call fn(payload) at absolute time at_ps (>= now and >= every earlier entry).
   void at(uint64_t at_ps, uint64_t payload) {
-    const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t now = Scheduler::time();
     FABRICSIM_ASSERT(at_ps >= now, std::string(name()) + ": timer in the past");
     FABRICSIM_ASSERT(q_.empty() || q_.at(q_.size() - 1).at_ps <= at_ps,
                      std::string(name()) + ": timers out of order");
@@ -37,7 +37,7 @@ class TimerQueue : public sc_core::sc_module, public Wakeable {
   };
   void wake(uint32_t) override {
     ++g_kernel_events;
-    const uint64_t now = sc_core::sc_time_stamp().value();
+    const uint64_t now = Scheduler::time();
     while (!q_.empty() && q_.front().at_ps <= now) fn_(q_.pop().payload);
     if (!q_.empty()) Scheduler::instance().set(alarm_, q_.front().at_ps);
   }

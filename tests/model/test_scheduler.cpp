@@ -306,3 +306,87 @@ TEST(Scheduler, CancelInsideAMultiChunkSlotKeepsTheRestInOrder) {
   EXPECT_EQ(rec.times_and_tags(), expected);
   for (uint32_t i = 0; i < n; ++i) EXPECT_FALSE(al[i].pending());
 }
+
+// Scheduler::start: instants before the end of the duration run one after another inside
+// one kernel activation (same delta count), in time order, with Scheduler::now() at each
+// instant's time while the kernel's clock stays at the first; nothing at or beyond the end
+// runs early. After it, Scheduler::time() is the true time, and a second start() goes on.
+TEST(Scheduler, StartRunsInstantsInOneActivationUpToTheEnd) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  std::vector<Alarm> al(5);
+  for (uint32_t i = 0; i < al.size(); ++i) al[i] = Alarm{&rec, i};
+  rec.hook = [&](uint32_t what) {  // a chain: each wake sets the next alarm 100 ps on
+    if (what + 1 < al.size()) s.set(al[what + 1], Scheduler::now() + 100);
+  };
+  s.set(al[0], 700);  // then 800, 900, 1000 (the end), 1100
+  Scheduler::start(1000);
+  ASSERT_GE(rec.log.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_EQ(rec.log[k].sched_now, 700 + 100 * k) << "wake #" << k;
+    EXPECT_EQ(rec.log[k].t_ps, 700u) << "wake #" << k << ": the kernel's clock stays put";
+    EXPECT_EQ(rec.log[k].delta, rec.log[0].delta) << "wake #" << k;
+  }
+  // The instant at the end is the kernel's to run or not, as with sc_start; nothing after.
+  for (const WakeRecord& r : rec.log) EXPECT_LE(r.sched_now, 1000u);
+  const size_t before = rec.log.size();
+  EXPECT_EQ(Scheduler::time(), rec.log.back().sched_now > sc_core::sc_time_stamp().value()
+                                   ? rec.log.back().sched_now
+                                   : sc_core::sc_time_stamp().value());
+  Scheduler::start(1000);
+  ASSERT_EQ(rec.log.size(), 5u);
+  EXPECT_GE(before, 3u);
+  for (size_t k = 0; k < 5; ++k) EXPECT_EQ(rec.log[k].sched_now, 700 + 100 * k);
+  // Starved: the kernel's clock is where the last activation began; time() is the last
+  // instant run.
+  EXPECT_EQ(Scheduler::time(), 1100u);
+}
+
+namespace {
+// A process outside the calendar, woken by its own timed sc_event: it records its wake in
+// the recorder's log (tag 99) and sets an alarm for its own time.
+class Outsider : public sc_core::sc_module {
+ public:
+  Outsider(sc_core::sc_module_name n, Recorder& rec, Alarm& then)
+      : sc_module(n), rec_(rec), then_(then) {
+    SC_HAS_PROCESS(Outsider);
+    SC_METHOD(fire);
+    sensitive << ev;
+    dont_initialize();
+  }
+  sc_core::sc_event ev;
+
+ private:
+  void fire() {
+    rec_.log.push_back(WakeRecord{sc_core::sc_time_stamp().value(), 99,
+                                  uint64_t(sc_core::sc_delta_count()), Scheduler::time()});
+    Scheduler::instance().set(then_, Scheduler::time());
+  }
+  Recorder& rec_;
+  Alarm& then_;
+};
+}  // namespace
+
+// The calendar runs ahead only while the kernel has nothing else before its next instant:
+// another process's timed notification at 500 runs between the calendar's 400 and 600,
+// at the kernel's time 500, and an alarm it sets for 500 runs right after it.
+TEST(Scheduler, StartYieldsToOtherProcessesBetweenInstants) {
+  Scheduler& s = Scheduler::instance();
+  Recorder rec;
+  Alarm a{&rec, 1}, b{&rec, 2}, c{&rec, 3}, d{&rec, 4};
+  Outsider out("outsider", rec, d);
+  s.set(a, 100);
+  s.set(b, 400);
+  s.set(c, 600);
+  out.ev.notify(sc_core::sc_time::from_value(500));
+  Scheduler::start(1'000'000);
+  ASSERT_EQ(rec.log.size(), 5u);
+  const Log order{{100, 1}, {400, 2}, {500, 99}, {500, 4}, {600, 3}};
+  for (size_t k = 0; k < order.size(); ++k) {
+    EXPECT_EQ(rec.log[k].sched_now, order[k].first) << "wake #" << k;
+    EXPECT_EQ(rec.log[k].what, order[k].second) << "wake #" << k;
+  }
+  EXPECT_EQ(rec.log[2].t_ps, 500u);  // the outsider ran at the kernel's time 500
+  EXPECT_EQ(rec.log[0].delta, rec.log[1].delta);  // 100 and 400 in one activation
+  EXPECT_NE(rec.log[1].delta, rec.log[3].delta);
+}
