@@ -214,7 +214,9 @@ void Scheduler::run() {
     return;
   }
   armed_for_ = UINT64_MAX;
-  uint64_t now_ps = sc_core::sc_time_stamp().value();
+  // The kernel's clock does not move while this activation runs.
+  const uint64_t kernel_ps = sc_core::sc_time_stamp().value();
+  uint64_t now_ps = kernel_ps;
   for (;;) {
     const uint64_t next = run_instant(now_ps);
     if (next == UINT64_MAX) return;  // nothing left: the kernel starves
@@ -223,8 +225,7 @@ void Scheduler::run() {
     // process, delta or timed notification is pending earlier (tests, the kick-off
     // methods at time 0, a stop request). Otherwise leave it to the kernel.
     if (next < horizon_ps_ && !stop_requested() &&
-        next - sc_core::sc_time_stamp().value() <
-            sc_core::sc_time_to_pending_activity().value()) {
+        next - kernel_ps < sc_core::sc_time_to_pending_activity().value()) {
       now_ps = next;
       continue;
     }
@@ -236,8 +237,8 @@ void Scheduler::run() {
 void Scheduler::start(uint64_t duration_ps) {
   Scheduler& s = instance();
   // From the true time: after instants run back to back the kernel's clock may be behind
-  // it (with SC_EXIT_ON_STARVATION the kernel does not move its clock to the end of a
-  // duration when nothing is due before it).
+  // it (with SC_EXIT_ON_STARVATION the kernel leaves its clock at its last activation
+  // when nothing is due by the end of the duration).
   const uint64_t k = sc_core::sc_time_stamp().value();
   const uint64_t t = time();
   const uint64_t end = duration_ps > UINT64_MAX - t ? UINT64_MAX : t + duration_ps;
