@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# The host's load-to-use latency by working-set size: a dependent pointer chase over one
-# random cycle of 64-byte lines, in memory backed by 2 MiB pages where the kernel offers
-# them (as fabricsim's heap, fabrics/cli/main.cpp), so the figure is the caches' and
-# DRAM's, not the TLB's. Not a test and not a fabricsim benchmark: it says how much one
-# cache miss costs on the machine at hand, which is what the large fabrics' per-event cost
-# follows (docs/performance.md). Needs g++; writes nothing in the repository.
+# The host's load-to-use latency, two ways, by a dependent pointer chase over one random
+# cycle of 64-byte lines in memory backed by 2 MiB pages where the kernel offers them (as
+# fabricsim's heap, fabrics/cli/main.cpp):
+#  1. by working-set size (lines packed together): the caches' and DRAM's latency;
+#  2. by how many 4 KiB pages the same 65,536 lines (4 MiB, what a last-level cache holds)
+#     are spread over, inside one 256 MiB region of 2 MiB pages: the cost of address
+#     translation. If it grows with the count of 4 KiB pages although the guest's pages are
+#     2 MiB, the hypervisor maps the guest's memory in 4 KiB pages, and a hot line costs
+#     a TLB miss and a nested page walk unless its 4 KiB page was touched lately
+#     (docs/performance.md, "Address translation").
+# Not a test and not a fabricsim benchmark: it says what one miss costs on the machine at
+# hand, which is what the large fabrics' per-event cost follows (docs/performance.md).
+# Needs g++; writes nothing in the repository.
 #
 #   scripts/memory_latency.sh
 set -euo pipefail
@@ -43,6 +50,32 @@ int main() {
                 std::chrono::duration<double, std::nano>(t1 - t0).count() / steps);
     free(buf);
   }
+  // 2. The same lines over more and more 4 KiB pages (a line's offset in its page varies
+  // with the page, so the lines do not share cache sets).
+  const size_t region = size_t(256) << 20, lines = 65536;
+  char* buf = static_cast<char*>(aligned_alloc(size_t(2) << 20, region));
+  madvise(buf, region, MADV_HUGEPAGE);
+  for (size_t pages : {size_t(1024), size_t(4096), size_t(16384), size_t(65536)}) {
+    const size_t per_page = lines / pages, gap = region / pages;
+    auto line = [&](size_t k) {
+      const size_t pg = k / per_page;
+      return buf + pg * gap + ((k % per_page + pg) % 64) * 64;
+    };
+    std::vector<size_t> order(lines);
+    for (size_t i = 0; i < lines; ++i) order[i] = i;
+    std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
+    for (size_t i = 0; i < lines; ++i)
+      *reinterpret_cast<char**>(line(order[i])) = line(order[(i + 1) % lines]);
+    char* p = line(order[0]);
+    const size_t steps = 20000000;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < steps; ++i) p = *reinterpret_cast<char**>(p);
+    const auto t1 = std::chrono::steady_clock::now();
+    sink = p;
+    std::printf("4096 KiB of lines over %6zu pages of 4 KiB: %6.1f ns per dependent load\n",
+                pages, std::chrono::duration<double, std::nano>(t1 - t0).count() / steps);
+  }
+  free(buf);
 }
 CPP
 g++ -O2 -std=c++17 -o "$dir/chase" "$dir/chase.cpp"
