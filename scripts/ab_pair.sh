@@ -44,9 +44,10 @@ trap 'rm -rf "$tmp"' EXIT
 echo "A = $A"
 echo "B = $B"
 echo "pair  A user s  wall s  RSS MiB   B user s  wall s  RSS MiB   B/A"
+# --serial: one run alone; $1 names its files (a or b), $2 is the binary.
+one() { /usr/bin/time -o "$tmp/$1" -f "%U %e %M" "$2" "${@:3}" > "$tmp/$1.out" 2>&1; }
 for i in $(seq "$pairs"); do
   if [ $serial -eq 1 ]; then
-    one() { /usr/bin/time -o "$tmp/$1" -f "%U %e %M" "$2" "${@:3}" > "$tmp/$1.out" 2>&1; }
     if [ $((i % 2)) = 1 ]; then
       one a "$A" "$@"; ra=$?; one b "$B" "$@"; rb=$?
     else

@@ -26,54 +26,49 @@ cat > "$dir/chase.cpp" <<'CPP'
 #include <random>
 #include <vector>
 char* volatile sink;
+// Links the n lines line(0) .. line(n - 1) into one random cycle and follows it: ns per
+// dependent load.
+template <typename Line>
+double chase(size_t n, Line line) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
+  for (size_t i = 0; i < n; ++i)
+    *reinterpret_cast<char**>(line(order[i])) = line(order[(i + 1) % n]);
+  char* p = line(order[0]);
+  const size_t steps = 20000000;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < steps; ++i) p = *reinterpret_cast<char**>(p);
+  const auto t1 = std::chrono::steady_clock::now();
+  sink = p;  // the chase's result is used: the loop is not optimised away
+  return std::chrono::duration<double, std::nano>(t1 - t0).count() / steps;
+}
 int main() {
+  const size_t page = size_t(2) << 20;  // aligned_alloc wants a multiple of it
+  // 1. Packed lines, by working-set size.
   const size_t sizes[] = {size_t(256) << 10, size_t(1) << 20,  size_t(4) << 20, size_t(16) << 20,
                           size_t(64) << 20,  size_t(256) << 20};
   for (size_t bytes : sizes) {
-    const size_t n = bytes / 64;
-    const size_t page = size_t(2) << 20;  // aligned_alloc wants a multiple of it
     const size_t alloc = (bytes + page - 1) / page * page;
     char* buf = static_cast<char*>(aligned_alloc(page, alloc));
     madvise(buf, alloc, MADV_HUGEPAGE);
-    std::vector<size_t> order(n);
-    for (size_t i = 0; i < n; ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
-    for (size_t i = 0; i < n; ++i)
-      *reinterpret_cast<char**>(buf + order[i] * 64) = buf + order[(i + 1) % n] * 64;
-    char* p = buf + order[0] * 64;
-    const size_t steps = 20000000;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < steps; ++i) p = *reinterpret_cast<char**>(p);
-    const auto t1 = std::chrono::steady_clock::now();
-    sink = p;  // the chase's result is used: the loop is not optimised away
     std::printf("%8zu KiB working set: %6.1f ns per dependent load\n", bytes >> 10,
-                std::chrono::duration<double, std::nano>(t1 - t0).count() / steps);
+                chase(bytes / 64, [&](size_t k) { return buf + k * 64; }));
     free(buf);
   }
   // 2. The same lines over more and more 4 KiB pages (a line's offset in its page varies
   // with the page, so the lines do not share cache sets).
   const size_t region = size_t(256) << 20, lines = 65536;
-  char* buf = static_cast<char*>(aligned_alloc(size_t(2) << 20, region));
+  char* buf = static_cast<char*>(aligned_alloc(page, region));
   madvise(buf, region, MADV_HUGEPAGE);
   for (size_t pages : {size_t(1024), size_t(4096), size_t(16384), size_t(65536)}) {
     const size_t per_page = lines / pages, gap = region / pages;
-    auto line = [&](size_t k) {
+    const double ns = chase(lines, [&](size_t k) {
       const size_t pg = k / per_page;
       return buf + pg * gap + ((k % per_page + pg) % 64) * 64;
-    };
-    std::vector<size_t> order(lines);
-    for (size_t i = 0; i < lines; ++i) order[i] = i;
-    std::shuffle(order.begin(), order.end(), std::mt19937_64(1));
-    for (size_t i = 0; i < lines; ++i)
-      *reinterpret_cast<char**>(line(order[i])) = line(order[(i + 1) % lines]);
-    char* p = line(order[0]);
-    const size_t steps = 20000000;
-    const auto t0 = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < steps; ++i) p = *reinterpret_cast<char**>(p);
-    const auto t1 = std::chrono::steady_clock::now();
-    sink = p;
+    });
     std::printf("4096 KiB of lines over %6zu pages of 4 KiB: %6.1f ns per dependent load\n",
-                pages, std::chrono::duration<double, std::nano>(t1 - t0).count() / steps);
+                pages, ns);
   }
   free(buf);
 }
