@@ -288,7 +288,7 @@ uint64_t Scheduler::run_instant(uint64_t now_ps) {
   for (size_t k = 0; k < ready_.size() && k < kFar; ++k) fetch_alarm(ready_[k].alarm);
   auto fetch_near = [](const Entry& f) {
     const Alarm* a = f.alarm;
-    __builtin_prefetch(a->target);
+    if (!(a->what & Alarm::kDirect)) __builtin_prefetch(a->target);
     if (f.hint) __builtin_prefetch(f.hint);
     if (a->also) {
       const char* also = reinterpret_cast<const char*>(a) + a->also;
@@ -304,7 +304,10 @@ uint64_t Scheduler::run_instant(uint64_t now_ps) {
     Alarm& a = *e.alarm;
     if (a.when != e.t()) continue;  // superseded by an earlier set(), already served
     a.when = UINT64_MAX;
-    a.target->wake(a.what);
+    if (a.what & Alarm::kDirect)
+      a.call(a);
+    else
+      a.target->wake(a.what);
   }
   ready_.clear();
   running_ = false;

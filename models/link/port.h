@@ -379,6 +379,8 @@ class Port : public sc_core::sc_module,
   void arrive(Packet& p, uint64_t delay_ps, uint64_t later_ps = 0);
   void arrive_before(Packet& p, uint64_t at, uint64_t later_ps);  // due before the last
   void credit_method();
+  static void wake_tx(Alarm& a);  // tx_alarm_'s wake-up: tx_method()
+  static void wake_rx(Alarm& a);  // rx_alarm_'s wake-up: rx_method()
   // kick_between: the next boundary at or after `t` between two packets of the transaction
   // on the wire where a packet may go, after its first `after` packets
   // (UINT64_MAX: none), and that boundary's index among the packets left after

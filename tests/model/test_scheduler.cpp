@@ -67,6 +67,45 @@ TEST(Scheduler, AlarmsFireAtTheirTimes) {
   EXPECT_EQ(now_ps(), 12'345'678u);
 }
 
+// A direct alarm (Alarm::direct: a plain function that finds its object from the alarm's
+// address, as a port's transmitter and receiver do) is ordered with virtual-call alarms by
+// (time, set() order), supersedes as they do, and is called with its own alarm.
+namespace {
+struct DirectHolder {
+  int id;
+  Alarm alarm = Alarm::direct(&DirectHolder::fire);
+  static inline std::vector<std::pair<uint64_t, int>>* log = nullptr;
+  static void fire(Alarm& a) {
+    const DirectHolder& h = *reinterpret_cast<DirectHolder*>(
+        reinterpret_cast<char*>(&a) - offsetof(DirectHolder, alarm));
+    log->emplace_back(Scheduler::now(), h.id);
+  }
+};
+}  // namespace
+
+TEST(Scheduler, DirectAlarmsAreOrderedWithVirtualOnes) {
+  Scheduler& s = Scheduler::instance();
+  std::vector<std::pair<uint64_t, int>> log;
+  DirectHolder::log = &log;
+  struct Tagged : Wakeable {
+    std::vector<std::pair<uint64_t, int>>* log;
+    void wake(uint32_t what) override { log->emplace_back(Scheduler::now(), 100 + int(what)); }
+  } v;
+  v.log = &log;
+  DirectHolder d1{1}, d2{2};
+  EXPECT_TRUE(d1.alarm.what & Alarm::kDirect);
+  Alarm a{&v, 1}, b{&v, 2};
+  s.set(d1.alarm, 700);
+  s.set(a, 500);
+  s.set(d2.alarm, 500);  // after a at 500: set() order
+  s.set(b, 900);
+  s.set(d1.alarm, 300);  // supersedes 700: one call, at 300
+  sc_core::sc_start();
+  using L = std::vector<std::pair<uint64_t, int>>;
+  EXPECT_EQ(log, (L{{300, 1}, {500, 101}, {500, 2}, {900, 102}}));
+  EXPECT_FALSE(d1.alarm.pending());
+}
+
 TEST(Scheduler, AlarmAtTimeZeroFiresAtTimeZero) {
   Scheduler& s = Scheduler::instance();
   Recorder rec;
