@@ -55,22 +55,22 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
   credit_alarm_ = Alarm{this, kCredit};
 }
 
-void Port::wake_tx(Alarm& a) {
+Port& Port::alarm_owner(Alarm& a, uint32_t what) {
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winvalid-offsetof"
-  Port& p = *reinterpret_cast<Port*>(reinterpret_cast<char*>(&a) - offsetof(Port, tx_alarm_));
+  const size_t at = what == kTx ? offsetof(Port, tx_alarm_) : offsetof(Port, rx_alarm_);
 #pragma GCC diagnostic pop
+  return *reinterpret_cast<Port*>(reinterpret_cast<char*>(&a) - at);
+}
+
+void Port::wake_tx(Alarm& a) {
   ++g_kernel_events;
-  p.tx_method();
+  alarm_owner(a, kTx).tx_method();
 }
 
 void Port::wake_rx(Alarm& a) {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Winvalid-offsetof"
-  Port& p = *reinterpret_cast<Port*>(reinterpret_cast<char*>(&a) - offsetof(Port, rx_alarm_));
-#pragma GCC diagnostic pop
   ++g_kernel_events;
-  p.rx_method();
+  alarm_owner(a, kRx).rx_method();
 }
 
 void Port::wake(uint32_t what) {

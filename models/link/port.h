@@ -381,6 +381,8 @@ class Port : public sc_core::sc_module,
   void credit_method();
   static void wake_tx(Alarm& a);  // tx_alarm_'s wake-up: tx_method()
   static void wake_rx(Alarm& a);  // rx_alarm_'s wake-up: rx_method()
+  // The port whose tx_alarm_ (what == kTx) or rx_alarm_ (kRx) `a` is.
+  static Port& alarm_owner(Alarm& a, uint32_t what);
   // kick_between: the next boundary at or after `t` between two packets of the transaction
   // on the wire where a packet may go, after its first `after` packets
   // (UINT64_MAX: none), and that boundary's index among the packets left after

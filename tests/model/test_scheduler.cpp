@@ -3,6 +3,7 @@
 #include "models/core/scheduler.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <tuple>
