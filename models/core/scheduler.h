@@ -42,6 +42,8 @@ struct Alarm {
   // (the hot lines are 1.7 KiB further on) and one more dependent miss per wake-up on a
   // large fabric.
   static constexpr uint32_t kDirect = 1u << 31;
+  Alarm() = default;
+  Alarm(Wakeable* t, uint32_t w) : target(t), what(w) {}
   union {
     Wakeable* target = nullptr;
     void (*call)(Alarm&);
