@@ -74,12 +74,11 @@ void Port::wake_rx(Alarm& a) {
 }
 
 void Port::wake(uint32_t what) {
+  // Only the credit alarm comes here: the transmitter's and receiver's are direct
+  // (wake_tx, wake_rx).
+  FABRICSIM_ASSERT(what == kCredit, display_name_ + ": unexpected wake-up");
   ++g_kernel_events;
-  switch (what) {
-    case kTx: tx_method(); break;
-    case kRx: rx_method(); break;
-    default: credit_method(); break;
-  }
+  credit_method();
 }
 
 namespace {
