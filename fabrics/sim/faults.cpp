@@ -729,7 +729,7 @@ void FaultManager::lost(const Port& at, LossRecovery recovery, Packet* p, LossCa
   if (unrecovered_ == 0) {
     const char* how = cause == LossCause::kLinkDown     ? " (link to " : "";
     first_unrecovered_ = at.display_name() +
-                         (cause == LossCause::kLinkDown ? how + at.peer_name + " down)"
+                         (cause == LossCause::kLinkDown ? how + at.peer_name() + " down)"
                           : cause == LossCause::kNoRoute ? std::string(" (no route after a fault)")
                                                          : std::string(" (device failed)")) +
                          " at " + us_text(Scheduler::now()) + ": " +

@@ -177,7 +177,7 @@ Observation::Observation(System& sys, const SystemSpec& spec, ObserveOptions o)
           (spec.faults.reconfigs.empty() || g.physical_peer(int(d), p).device < 0))
         continue;
       Port& port = sys.devices()[d]->port(p);
-      ports_.push_back(PortInfo{port.display_name(), g.devices[d].name, kind, p, port.peer_name,
+      ports_.push_back(PortInfo{port.display_name(), g.devices[d].name, kind, p, port.peer_name(),
                                 port.link().type_name, &port});
     }
   }

@@ -39,8 +39,8 @@ struct Alarm {
   // has kDirect), call(*this): a plain function that finds its object from the alarm's
   // address. The wake-up then reads no line of the object but those the function uses; a
   // virtual call reads the object's vtable pointer first, a line of its own on a port
-  // (the hot lines are 1.7 KiB further on) and one more dependent miss per wake-up on a
-  // large fabric.
+  // (the one before its hot lines) and one more dependent miss per wake-up on a large
+  // fabric.
   static constexpr uint32_t kDirect = 1u << 31;
   Alarm() = default;
   Alarm(Wakeable* t, uint32_t w) : target(t), what(w) {}

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <new>
+#include <vector>
 #include <typeinfo>
 
 #include "models/core/errors.h"
@@ -12,16 +14,16 @@ using sc_core::sc_time;
 
 Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner, int index,
            bool rx_at_head, uint64_t rx_latency_ps)
-    : sc_module(n),
-      tx("tx"),
-      rx("rx"),
+    : cold_(std::make_unique<Cold>(n, *this, std::move(display_name))),
+      tx(cold_->module.tx),
+      rx(cold_->module.rx),
       owner_(owner),
       index_(index),
       rx_at_head_(rx_at_head),
       rx_owner_(owner),
       rx_index_(index),
       rx_latency_ps_(rx_latency_ps),
-      display_name_(std::move(display_name)) {
+      level_(&cold_->own_level_) {
   // The hot lines of port.h, "Layout" (offsets from a 64-byte boundary: the class is
   // aligned to 64 by its first hot member).
 #pragma GCC diagnostic push
@@ -40,19 +42,72 @@ Port::Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner
   static_assert(offsetof(Port, credit_stall_ps_) - base >= 320 &&
                 offsetof(Port, peer_rx_buffer_bytes_) + 8 - base <= 384);  // line 5
   static_assert(offsetof(Port, credits_) - base == 384);
+  static_assert(sizeof(Port) <= 1024,
+                "a Port is at most 1 KiB (port.h, Layout): put what no hop reads in Cold");
 #pragma GCC diagnostic pop
   // And at run time, that the object is where its alignment says (an allocator that
   // ignored it would put every line across two).
   FABRICSIM_ASSERT(reinterpret_cast<uintptr_t>(&owner_) % 64 == 0,
-                   display_name_ + ": port object not aligned to 64 bytes");
+                   cold_->display_name_ + ": port object not aligned to 64 bytes");
   tx.bind(*this);
   rx.bind(*this);
   Scheduler::instance();  // exists before the simulation starts
   // The transmitter's and receiver's wake-ups call their methods directly (Alarm::direct:
-  // no read of the port's vtable pointer, a line away from the hot ones).
+  // no read of the port's vtable pointer, in the line before the hot ones).
   tx_alarm_ = Alarm::direct(&Port::wake_tx);
   rx_alarm_ = Alarm::direct(&Port::wake_rx);
   credit_alarm_ = Alarm{this, kCredit};
+}
+
+Port::~Port() = default;
+
+PortModule::PortModule(sc_core::sc_module_name n, Port& port)
+    : sc_module(n), tx("tx"), rx("rx"), port_(port) {}
+
+void PortModule::end_of_elaboration() { port_.end_of_elaboration(); }
+
+const LinkParams& Port::link() const { return cold_->link_; }
+const std::string& Port::display_name() const { return cold_->display_name_; }
+const std::string& Port::peer_name() const { return cold_->peer_name_; }
+size_t Port::held() const { return cold_->held_.size(); }
+const Port::FaultCounters& Port::fault_counters() const { return cold_->f_; }
+
+namespace {
+// The ports' blocks (Port::operator new): ports are made during elaboration and live
+// until the system goes; the blocks stay for the process's life (never freed, so that
+// no port outlives its memory whatever the order of static destruction). 256 KiB: 256
+// ports of ~1 KiB, so that a small system takes little and a large one few blocks.
+struct PortArena {
+  static constexpr size_t kBlock = 256 * 1024;
+  std::vector<void*> blocks;
+  char* next = nullptr;
+  char* end = nullptr;
+  void* take(size_t bytes, size_t align) {
+    char* at = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(next) + align - 1) &
+                                       ~uintptr_t(align - 1));
+    if (next == nullptr || at + bytes > end) {
+      const size_t size = std::max(kBlock, bytes + align);
+      void* b = ::operator new(size, std::align_val_t(4096));
+      blocks.push_back(b);
+      next = static_cast<char*>(b);
+      end = next + size;
+      at = next;
+    }
+    next = at + bytes;
+    return at;
+  }
+};
+}  // namespace
+
+void* Port::operator new(std::size_t bytes, std::align_val_t al) {
+  if (!kSideBySide) return ::operator new(bytes, al);
+  static PortArena& arena = *new PortArena;  // reachable to the end: not a leak
+  return arena.take(bytes, size_t(al));
+}
+
+void Port::operator delete(void* p, std::align_val_t al) noexcept {
+  if (!kSideBySide) ::operator delete(p, al);
+  // Otherwise the block keeps it (ports are not made and deleted on the packet path).
 }
 
 Port& Port::alarm_owner(Alarm& a, uint32_t what) {
@@ -76,7 +131,7 @@ void Port::wake_rx(Alarm& a) {
 void Port::wake(uint32_t what) {
   // Only the credit alarm comes here: the transmitter's and receiver's are direct
   // (wake_tx, wake_rx).
-  FABRICSIM_ASSERT(what == kCredit, display_name_ + ": unexpected wake-up");
+  FABRICSIM_ASSERT(what == kCredit, cold_->display_name_ + ": unexpected wake-up");
   ++g_kernel_events;
   credit_method();
 }
@@ -116,15 +171,15 @@ void Port::end_of_elaboration() {
 
 void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed,
                   bool replay) {
-  FABRICSIM_ASSERT(!attached_, display_name_ + " attached twice");
+  FABRICSIM_ASSERT(!attached_, cold_->display_name_ + " attached twice");
   FABRICSIM_ASSERT(link.rate_bps > 0 && link.vcs > 0 && link.framing,
-                   display_name_ + ": bad link parameters");
+                   cold_->display_name_ + ": bad link parameters");
   attached_ = true;
-  link_ = link;
-  peer_link_ = peer_link;
+  cold_->link_ = link;
+  cold_->peer_link_ = peer_link;
   latency_ = sc_time::from_value(link.latency_ps);
   // The peer's receive buffer is what this transmitter may fill.
-  FABRICSIM_ASSERT(link.vcs <= kMaxVcs, display_name_ + ": more VCs than a port holds");
+  FABRICSIM_ASSERT(link.vcs <= kMaxVcs, cold_->display_name_ + ": more VCs than a port holds");
   vcs_ = link.vcs;
   peer_latency_ps_ = peer_link.latency_ps;
   peer_rx_buffer_bytes_ = peer_link.rx_buffer_bytes;
@@ -132,10 +187,10 @@ void Port::attach(const LinkParams& link, const LinkParams& peer_link, uint64_t 
   retry_ = link.ber > 0 || replay;
   if (retry_) {
     FABRICSIM_ASSERT(link.ber < 1 && link.replay_buffer_bytes > 0,
-                     display_name_ + ": bad link-level retry parameters");
+                     cold_->display_name_ + ": bad link-level retry parameters");
     ack_wait_ps_ = 2 * link.latency_ps + link.ack_delay_ps;
   }
-  layer_ = link.framing->make_link_layer(link, seed, display_name_);
+  layer_ = link.framing->make_link_layer(link, seed, cold_->display_name_);
   constexpr uint64_t kBitPsPerByte = 8 * 1000000000000ull;  // 8 bits x 1e12 ps per second
   plain_ = !retry_ && link.rate_bps <= kBitPsPerByte && kBitPsPerByte % link.rate_bps == 0 &&
            link.framing->plain(&pf_);
@@ -171,7 +226,7 @@ void Port::tx_step(uint64_t t) {
     if (__builtin_expect(multi_packet_sent_, 0)) wake_between(t);
     return;
   }
-  Packet* p = kHeld ? held_.front() : owner_->tx_peek(index_);
+  Packet* p = kHeld ? cold_->held_.front() : owner_->tx_peek(index_);
   if (!p) return;  // idle until the owner kicks
   // Sending it pushes onto the receiver's arrival FIFO and counters (nb_transport_fw):
   // start fetching them while the credits and framing are worked out. (The calendar has
@@ -185,7 +240,7 @@ void Port::tx_step(uint64_t t) {
     sched.set(tx_alarm_, p->head_ps);
     return;
   }
-  FABRICSIM_ASSERT(p->vc < vcs_, display_name_ + ": packet on a VC the link lacks");
+  FABRICSIM_ASSERT(p->vc < vcs_, cold_->display_name_ + ": packet on a VC the link lacks");
   const uint64_t wire = __builtin_expect(plain_, 1) ? plain_prepare(*p) : layer_->prepare(*p);
   // Credit returns are absorbed only when the credits held do not cover the transaction:
   // absorbing can only add credits, so the decision is the one an absorb before every
@@ -211,9 +266,9 @@ void Port::tx_step(uint64_t t) {
   if (retry_) {
     // Acks are absorbed lazily like credits; a full replay buffer waits for the next one.
     while (!acks_.empty() && acks_.front().at_ps <= t) replay_used_ -= acks_.pop().bytes;
-    FABRICSIM_ASSERT(wire <= link_.replay_buffer_bytes,
-                     display_name_ + ": transaction larger than the replay buffer");
-    if (replay_used_ + wire > link_.replay_buffer_bytes) {
+    FABRICSIM_ASSERT(wire <= cold_->link_.replay_buffer_bytes,
+                     cold_->display_name_ + ": transaction larger than the replay buffer");
+    if (replay_used_ + wire > cold_->link_.replay_buffer_bytes) {
       if (replay_stall_since_ == UINT64_MAX) replay_stall_since_ = t;
       sched.set(tx_alarm_, acks_.front().at_ps);
       return;
@@ -228,8 +283,8 @@ void Port::tx_step(uint64_t t) {
   // the next step reads it first.
   const Packet* next = nullptr;
   if (kHeld) {
-    held_.pop();
-    ++f_.replayed;
+    cold_->held_.pop();
+    ++cold_->f_.replayed;
   } else {
     next = p->queue_next;
     owner_->tx_pop(index_, p);
@@ -281,7 +336,7 @@ void Port::tx_step(uint64_t t) {
 }
 
 tlm::tlm_sync_enum Port::nb_transport_fw(Packet& p, Phase& ph, sc_time& d) {
-  FABRICSIM_ASSERT(ph == tlm::BEGIN_REQ, display_name_ + ": unexpected phase on rx");
+  FABRICSIM_ASSERT(ph == tlm::BEGIN_REQ, cold_->display_name_ + ": unexpected phase on rx");
   arrive(p, d.value() + rx_latency_ps_);
   return tlm::TLM_ACCEPTED;
 }
@@ -524,11 +579,11 @@ void Port::release_rx(Packet* p, uint64_t after_ps) {
 }
 
 tlm::tlm_sync_enum Port::nb_transport_bw(Packet& p, Phase& ph, sc_time& d) {
-  FABRICSIM_ASSERT(ph == CREDIT_RETURN, display_name_ + ": unexpected phase on tx");
+  FABRICSIM_ASSERT(ph == CREDIT_RETURN, cold_->display_name_ + ": unexpected phase on tx");
   const uint64_t at = now() + d.value();
   const bool was_empty = credit_fifo_.empty();
   FABRICSIM_ASSERT(was_empty || credit_last_at_ <= at,
-                   display_name_ + ": credits returned out of order");
+                   cold_->display_name_ + ": credits returned out of order");
   credit_last_at_ = at;
   credit_fifo_.push(CreditReturn{at, p.vc, p.link_bytes});
   // As release_rx: what is due is absorbed every 64 returns, not left to pile up.
@@ -546,7 +601,7 @@ void Port::absorb_credits(uint64_t t) {
     uint64_t& credits = credit(c.vc);
     credits += c.bytes;
     FABRICSIM_ASSERT(credits <= peer_rx_buffer_bytes_,
-                     display_name_ + ": more credits returned than the buffer holds");
+                     cold_->display_name_ + ": more credits returned than the buffer holds");
   }
 }
 
@@ -561,12 +616,12 @@ uint64_t Port::idle_at() const {
 }
 
 void Port::reset() {
-  FABRICSIM_ASSERT(!arr_head_, display_name_ + ": reset with arrivals pending");
+  FABRICSIM_ASSERT(!arr_head_, cold_->display_name_ + ": reset with arrivals pending");
   absorb_credits(UINT64_MAX);
   for (uint32_t vc = 0; vc < vcs_; ++vc)
     FABRICSIM_ASSERT(credit(vc) == peer_rx_buffer_bytes_ ||
                          credit(vc) > kUnlimited / 2,  // credit-free rx
-                     display_name_ + ": reset with credits out");
+                     cold_->display_name_ + ": reset with credits out");
   while (!acks_.empty()) replay_used_ -= acks_.pop().bytes;
   set_stall(UINT64_MAX);
   replay_stall_since_ = UINT64_MAX;
@@ -582,8 +637,8 @@ void Port::pause(uint8_t prio, uint64_t until_ps) {
   uint64_t& u = pause_until_[prio];
   // Paused time is the union of pause intervals: drop the part of the old pause that the
   // new frame replaces, count the new one to its end.
-  if (u > t) paused_ps_[prio] -= u - t;
-  paused_ps_[prio] += until_ps > t ? until_ps - t : 0;
+  if (u > t) cold_->paused_ps_[prio] -= u - t;
+  cold_->paused_ps_[prio] += until_ps > t ? until_ps - t : 0;
   u = until_ps;
   if (until_ps > t) pause_mask_ |= uint8_t(1u << prio);
   // Resume (or a shorter pause): the owner may offer that class again now. The owner sets
@@ -594,7 +649,7 @@ void Port::pause(uint8_t prio, uint64_t until_ps) {
 uint64_t Port::paused_ps(uint8_t prio) const {
   // Counted to the pause's end when it started; subtract what is still ahead.
   const uint64_t u = pause_until_[prio & 7], t = now();
-  return paused_ps_[prio & 7] - (u > t ? u - t : 0);
+  return cold_->paused_ps_[prio & 7] - (u > t ? u - t : 0);
 }
 
 void Port::credit_method() {
@@ -602,7 +657,7 @@ void Port::credit_method() {
 }
 
 void Port::b_transport(Packet&, sc_time&) {
-  throw InternalError(display_name_ + ": fabric ports are non-blocking only");
+  throw InternalError(cold_->display_name_ + ": fabric ports are non-blocking only");
 }
 
 Port::Counters Port::counters() const {
@@ -626,8 +681,8 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
   const Counters c = counters();
   const RetryCounters& r = c;
   nlohmann::json j;
-  j["peer"] = peer_name;
-  j["link_type"] = link_.type_name;
+  j["peer"] = cold_->peer_name_;
+  j["link_type"] = cold_->link_.type_name;
   j["tx_payload_bytes"] = c.tx_payload_bytes;
   j["tx_wire_bytes"] = c.tx_wire_bytes;
   j["tx_packets"] = c.tx_packets;
@@ -653,16 +708,17 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
     j["pause_frames_rx"] = pause_frames_rx_;
     nlohmann::json per = nlohmann::json::object();
     for (uint8_t q = 0; q < 8; ++q)
-      if (paused_ps_[q]) per[std::to_string(q)] = paused_ps(q);
+      if (cold_->paused_ps_[q]) per[std::to_string(q)] = paused_ps(q);
     j["paused_ps"] = per;
   }
   if (fault_aware_) {  // only in runs with faults planned: other runs' results stay as they were
-    j["cut_transactions"] = f_.cut_transactions;
-    j["cut_payload_bytes"] = f_.cut_payload_bytes;
-    j["replayed_after_up"] = f_.replayed;
-    j["recovered_to_device"] = f_.recovered;
-    j["dropped_arrivals"] = f_.dropped_arrivals;
-    j["down_ps"] = f_.down_ps + (f_.down_since != UINT64_MAX ? now_ps - f_.down_since : 0);
+    j["cut_transactions"] = cold_->f_.cut_transactions;
+    j["cut_payload_bytes"] = cold_->f_.cut_payload_bytes;
+    j["replayed_after_up"] = cold_->f_.replayed;
+    j["recovered_to_device"] = cold_->f_.recovered;
+    j["dropped_arrivals"] = cold_->f_.dropped_arrivals;
+    const FaultCounters& f = cold_->f_;
+    j["down_ps"] = f.down_ps + (f.down_since != UINT64_MAX ? now_ps - f.down_since : 0);
   }
   return j;
 }
@@ -680,8 +736,8 @@ void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool rep
   if (a.credit_free_rx_) b.fill_credits(kUnlimited);
   a.tx.bind(b.rx);
   b.tx.bind(a.rx);
-  a.peer_name = b.display_name();
-  b.peer_name = a.display_name();
+  a.cold_->peer_name_ = b.display_name();
+  b.cold_->peer_name_ = a.display_name();
 }
 
 }  // namespace fabricsim

@@ -127,20 +127,59 @@ class PortProbe : public LevelProbe {
   virtual void busy(uint64_t from_ps, uint64_t to_ps) = 0;
 };
 
-class Port : public sc_core::sc_module,
-             public Wakeable,
-             public tlm::tlm_fw_transport_if<fabric_protocol_types>,
-             public tlm::tlm_bw_transport_if<fabric_protocol_types> {
+// A port's SystemC side: its module in the hierarchy ("gpu0.port_3") and its two TLM
+// sockets, bound to the Port. Kept apart from the Port, which holds what the packet path
+// reads, so that ports sit densely in memory (Port, "Layout").
+class PortModule : public sc_core::sc_module {
  public:
-  using Phase = tlm::tlm_phase;
+  PortModule(sc_core::sc_module_name n, Port& port);
   tlm::tlm_initiator_socket<32, fabric_protocol_types> tx;
   tlm::tlm_target_socket<32, fabric_protocol_types> rx;
+  // Resolves the port's hop calls (Port::end_of_elaboration).
+  void end_of_elaboration() override;
+
+ private:
+  Port& port_;
+};
+
+class Port : public Wakeable,
+             public tlm::tlm_fw_transport_if<fabric_protocol_types>,
+             public tlm::tlm_bw_transport_if<fabric_protocol_types> {
+ private:
+  struct Cold;
+  std::unique_ptr<Cold> cold_;  // first: tx and rx below refer into it
+
+ public:
+  using Phase = tlm::tlm_phase;
+  // The sockets (in the port's PortModule, which has the port's SystemC name).
+  tlm::tlm_initiator_socket<32, fabric_protocol_types>& tx;
+  tlm::tlm_target_socket<32, fabric_protocol_types>& rx;
 
   // `display_name` is the user-facing name ("gpu0.port[3]"); `rx_at_head`: deliver
   // arrivals when the first packet is in (cut-through devices) instead of the last.
   // `rx_latency_ps` is added to every arrival (a switch's ingress pipeline).
   Port(sc_core::sc_module_name n, std::string display_name, PortOwner* owner, int index,
        bool rx_at_head, uint64_t rx_latency_ps = 0);
+  ~Port() override;
+  Port(const Port&) = delete;
+  Port& operator=(const Port&) = delete;
+  // Ports are allocated one after another from blocks of their own (a bump allocator;
+  // memory of a deleted port is not reused), so that a large fabric's ports fill few
+  // pages: docs/performance.md, "Dense ports". Builds with AddressSanitizer use the
+  // global heap instead (kSideBySide false), which checks every use of a deleted port.
+  static void* operator new(std::size_t bytes, std::align_val_t al);
+  static void operator delete(void* p, std::align_val_t al) noexcept;
+#if defined(__SANITIZE_ADDRESS__)
+  static constexpr bool kSideBySide = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  static constexpr bool kSideBySide = false;
+#else
+  static constexpr bool kSideBySide = true;
+#endif
+#else
+  static constexpr bool kSideBySide = true;
+#endif
 
   // Elaboration: set the link this port transmits on and receives from, and make its
   // LinkLayer. `seed` feeds the port's bit-error stream (used only when link.ber > 0).
@@ -149,11 +188,12 @@ class Port : public sc_core::sc_module,
   void attach(const LinkParams& link, const LinkParams& peer_link, uint64_t seed = 1,
               bool replay = false);
   bool attached() const { return attached_; }
-  const LinkParams& link() const { return link_; }
-  const std::string& display_name() const { return display_name_; }
+  const LinkParams& link() const;
+  const std::string& display_name() const;
   // Does this port frame and time its transactions itself (the plain link layer, below)?
   bool plain_link_layer() const { return plain_; }
-  std::string peer_name;  // display name of the port at the other end
+  // The display name of the port at the other end (bind_link).
+  const std::string& peer_name() const;
 
   // Elaboration: arrivals of kind `k` are delivered when their first packet is in even
   // though rx_at_head is false (an endpoint answers an NVLS read as its first request
@@ -323,7 +363,7 @@ class Port : public sc_core::sc_module,
     layer_->set_ber(ber);
   }
   bool link_is_down() const { return down_; }
-  size_t held() const { return held_.size(); }
+  size_t held() const;
   // How long `p` would take to serialise here (ps), or 0 where the link layer decides
   // per transaction (replay, bit errors): fair completion's estimate of its service.
   uint64_t serialise_ps(const Packet& p) const { return plain_ ? plain_prepare(p) * ps_per_byte_ : 0; }
@@ -335,7 +375,7 @@ class Port : public sc_core::sc_module,
     uint64_t down_ps = 0;           // time the link was down (closed intervals)
     uint64_t down_since = UINT64_MAX;
   };
-  const FaultCounters& fault_counters() const { return f_; }
+  const FaultCounters& fault_counters() const;
   // End-of-run accounting: "" if every credit of the peer's receive buffer is back here or
   // on its way (credit-free receivers: nothing to check) and the replay buffer is empty
   // but for what acks on their way will free; otherwise what is missing.
@@ -354,8 +394,9 @@ class Port : public sc_core::sc_module,
 
   void wake(uint32_t what) override;
 
-  // Resolves the hop's calls (below); SystemC calls it once, after every binding.
-  void end_of_elaboration() override;
+  // Resolves the hop's calls (below); its PortModule calls it once, at SystemC's end of
+  // elaboration (after every binding).
+  void end_of_elaboration();
 
  private:
   friend void bind_link(Port& a, Port& b, const LinkParams& link, uint64_t seed, bool replay);
@@ -456,7 +497,11 @@ class Port : public sc_core::sc_module,
   // member; C++17 aligned new), the rest after them. A large fabric has tens of thousands
   // of ports, far more than the caches hold, so every line a hop touches on a port is a
   // likely miss (docs/performance.md). The line of each group is checked at compile time
-  // (port.cpp).
+  // (port.cpp). What no hop reads (the SystemC module and its sockets, names, link
+  // parameters, fault and PFC records) is in Cold, a heap object of its own, and ports are
+  // allocated one after another (operator new): a Port is 1 KiB, four to a 4 KiB page,
+  // where with the module inside it was 2.4 KiB, each port's hot lines in a page of their
+  // own (docs/performance.md, "Dense ports").
   static constexpr uint32_t kMaxVcs = 16;  // the vcs parameter's range
   // One direction's transmit counters (PortCounters' tx_ fields and busy_ps).
   struct TxCounters {
@@ -579,17 +624,13 @@ class Port : public sc_core::sc_module,
   uint64_t replay_stall_since_ = UINT64_MAX;
   Alarm credit_alarm_;
 
-  // --- cold ---
+  // --- the rest (the coldest are in Cold) ---
   TxCounters own_tx_;  // this transmitter's counters when it has no fw_port_ (in_tx_)
-  // The egress level: the owner's (keep_level_at), else own_level_ (unchanged: zero).
-  LevelStat* level_ = &own_level_;
-  LevelStat own_level_;
+  // The egress level: the owner's (keep_level_at), else the Cold one (unchanged: zero).
+  LevelStat* level_;
   PortProbe* probe_ = nullptr;  // tested through probed_ (line 1)
   sc_core::sc_time latency_;    // link_.latency_ps as an sc_time, for the TLM delay
-  std::string display_name_;
   bool attached_ = false;
-  LinkParams link_;       // what this port transmits on
-  LinkParams peer_link_;  // what it receives from (same type; kept for checks)
   // Replay buffer and acks (retry_ is false when ber == 0).
   uint64_t ack_wait_ps_ = 0;     // transaction tail -> replay buffer freed: 2 x latency + ack_delay
   uint64_t replay_used_ = 0;     // wire bytes in the replay buffer
@@ -597,11 +638,8 @@ class Port : public sc_core::sc_module,
   bool fault_aware_ = false;   // its system plans faults: report their counters
   bool down_ = false;
   LossHandler* loss_ = nullptr;
-  Fifo<Packet*> held_;
-  FaultCounters f_;
   // PFC: per priority, paused until (ps) and paused time accumulated up to pause_since_.
   uint64_t pause_until_[8] = {};
-  uint64_t paused_ps_[8] = {};
   uint64_t pause_frames_rx_ = 0;
   // Packets between a transaction's packets (kick_between). The transaction of
   // several packets sent last: its packets left after host_start_ take host_start_ to
@@ -620,6 +658,24 @@ class Port : public sc_core::sc_module,
   bool overtake_fifo_ = false;         // kick_between's `fifo`
   uint64_t overtakes_ = 0;
   static inline bool multi_packet_sent_ = false;
+};
+
+// What a port keeps that no hop reads: its SystemC module and sockets, names, the link
+// parameters, and the counters and lists of the cold paths (faults, PFC). Apart from the
+// Port, a heap object of its own (made in the constructor, before the Port's other
+// members), so that the Port is its hot lines and little more.
+struct Port::Cold {
+  Cold(sc_core::sc_module_name n, Port& port, std::string display)
+      : module(n, port), display_name_(std::move(display)) {}
+  PortModule module;
+  std::string display_name_;
+  std::string peer_name_;  // the display name of the port at the other end
+  LinkParams link_;        // what this port transmits on
+  LinkParams peer_link_;   // what it receives from (same type; kept for checks)
+  LevelStat own_level_;    // the egress level when the owner keeps none (always zero)
+  Fifo<Packet*> held_;     // transactions a link failure cut, kept for replay
+  FaultCounters f_;
+  uint64_t paused_ps_[8] = {};  // PFC: time paused per priority, up to the pause's end
 };
 
 // Join two ports with a link: a.tx -> b.rx and b.tx -> a.rx. `replay` as Port::attach.

@@ -7,7 +7,7 @@ namespace fabricsim {
 
 void Port::tx_faulted(uint64_t t) {
   if (down_) return;  // link_up() kicks the transmitter
-  if (held_.empty()) {
+  if (cold_->held_.empty()) {
     fault_state_ = false;
     tx_step<false>(t);
     return;
@@ -54,19 +54,20 @@ void Port::keep_arrivals(size_t n) {
     p = p->queue_next;
     due = d != kFarDue ? due + d : due_of(p);
   }
-  FABRICSIM_ASSERT(due == due_of(p), display_name_ + ": arrival times out of step");
+  FABRICSIM_ASSERT(due == due_of(p), cold_->display_name_ + ": arrival times out of step");
   p->queue_next = nullptr;
   arr_tail_ = p;
   arr_tail_due_ = due;
 }
 
 void Port::link_down() {
-  FABRICSIM_ASSERT(attached_ && peer_ && loss_, display_name_ + ": link_down before elaboration");
+  FABRICSIM_ASSERT(attached_ && peer_ && loss_,
+                   cold_->display_name_ + ": link_down before elaboration");
   if (down_) return;
   const uint64_t t = now();
   down_ = true;
   fault_state_ = true;
-  f_.down_since = t;
+  cold_->f_.down_since = t;
   // The transmitter stops: what it was serialising is cut, and no wait of its continues.
   if (busy_until_ > t) busy_until_ = t;
   if (stall_since_ != UINT64_MAX) {
@@ -81,30 +82,30 @@ void Port::link_down() {
     // It never reached the peer's buffer: its credits are this transmitter's again. (Its
     // replay-buffer share frees at its ack time, as if acknowledged.)
     credit(p->vc) += p->link_bytes;
-    ++f_.cut_transactions;
-    f_.cut_payload_bytes += p->payload_bytes;
-    if (link_.recovery == LossRecovery::kLinkReplay)
-      held_.push(p);
+    ++cold_->f_.cut_transactions;
+    cold_->f_.cut_payload_bytes += p->payload_bytes;
+    if (cold_->link_.recovery == LossRecovery::kLinkReplay)
+      cold_->held_.push(p);
     else
-      loss_->lost(*this, link_.recovery, p, LossCause::kLinkDown);
+      loss_->lost(*this, cold_->link_.recovery, p, LossCause::kLinkDown);
   }
   owner_->link_changed(index_, true);
 }
 
 uint64_t Port::cut_circuit(Port& far, uint64_t pass_ps) {
-  FABRICSIM_ASSERT(down_ && loss_, display_name_ + ": cut_circuit on a link that is up");
+  FABRICSIM_ASSERT(down_ && loss_, cold_->display_name_ + ": cut_circuit on a link that is up");
   uint64_t n = 0;
   // A transaction's tail reaches `far` pass_ps (the mirrors) + far's fibre after it passed
   // the mirrors: those still to pass them now are the cut ones (the newest arrivals).
   for (Packet* p : far.cut_arrivals(now() + pass_ps)) {
     credit(p->vc) += p->link_bytes;
-    ++f_.cut_transactions;
-    f_.cut_payload_bytes += p->payload_bytes;
+    ++cold_->f_.cut_transactions;
+    cold_->f_.cut_payload_bytes += p->payload_bytes;
     ++n;
-    if (link_.recovery == LossRecovery::kLinkReplay)
-      held_.push(p);
+    if (cold_->link_.recovery == LossRecovery::kLinkReplay)
+      cold_->held_.push(p);
     else
-      loss_->lost(*this, link_.recovery, p, LossCause::kLinkDown);
+      loss_->lost(*this, cold_->link_.recovery, p, LossCause::kLinkDown);
   }
   return n;
 }
@@ -112,18 +113,18 @@ uint64_t Port::cut_circuit(Port& far, uint64_t pass_ps) {
 void Port::link_up() {
   if (!down_) return;
   down_ = false;
-  f_.down_ps += now() - f_.down_since;
-  f_.down_since = UINT64_MAX;
-  fault_state_ = !held_.empty();
+  cold_->f_.down_ps += now() - cold_->f_.down_since;
+  cold_->f_.down_since = UINT64_MAX;
+  fault_state_ = !cold_->held_.empty();
   // Credits returned while the link was down are absorbed as usual when it next looks.
   Scheduler::instance().set(tx_alarm_, now());
   owner_->link_changed(index_, false);
 }
 
 void Port::recover_held() {
-  while (!held_.empty()) {
-    Packet* p = held_.pop();
-    ++f_.recovered;
+  while (!cold_->held_.empty()) {
+    Packet* p = cold_->held_.pop();
+    ++cold_->f_.recovered;
     owner_->tx_recover(index_, p);
   }
   fault_state_ = down_;
@@ -132,13 +133,13 @@ void Port::recover_held() {
 // Inside a failed device a transaction is gone for every protocol but one with end-to-end
 // retransmission: link-level replay had already handed it over.
 void Port::drop_arrivals() {
-  const LossRecovery r = after_device_failure(peer_link_.recovery);
+  const LossRecovery r = after_device_failure(cold_->peer_link_.recovery);
   const std::vector<Packet*> in = arrival_list();
   keep_arrivals(0);
   for (auto it = in.rbegin(); it != in.rend(); ++it) {  // the newest first, as before
     Packet* p = *it;
     p->queue_next = nullptr;
-    ++f_.dropped_arrivals;
+    ++cold_->f_.dropped_arrivals;
     // The failed device will never free its buffer: the credits go back upstream as if it
     // had, so that the link starts with full credits when the device is up again. (A
     // credit-free receiver returns none.)
@@ -148,9 +149,9 @@ void Port::drop_arrivals() {
 }
 
 void Port::drop_held() {
-  const LossRecovery r = after_device_failure(link_.recovery);
-  while (!held_.empty())
-    loss_->lost(*this, r, held_.pop(), LossCause::kDeviceDown);
+  const LossRecovery r = after_device_failure(cold_->link_.recovery);
+  while (!cold_->held_.empty())
+    loss_->lost(*this, r, cold_->held_.pop(), LossCause::kDeviceDown);
   fault_state_ = down_;
 }
 
@@ -162,24 +163,27 @@ std::string Port::credits_check() const {
     const Fifo<CreditReturn>& q = *credit_q_;
     for (size_t i = 0; i < q.size(); ++i) c[q.at(i).vc] += q.at(i).bytes;
     for (size_t vc = 0; vc < c.size(); ++vc)
-      if (c[vc] != peer_link_.rx_buffer_bytes)
-        return display_name_ + ": " + std::to_string(c[vc]) + " B of credits on vc " +
+      if (c[vc] != cold_->peer_link_.rx_buffer_bytes)
+        return cold_->display_name_ + ": " + std::to_string(c[vc]) + " B of credits on vc " +
                std::to_string(vc) + ", the peer's buffer holds " +
-               std::to_string(peer_link_.rx_buffer_bytes) + " B";
+               std::to_string(cold_->peer_link_.rx_buffer_bytes) + " B";
   }
   uint64_t acked = 0;
   for (size_t i = 0; i < acks_.size(); ++i) acked += acks_.at(i).bytes;
   if (replay_used_ != acked)
-    return display_name_ + ": " + std::to_string(replay_used_ - acked) +
+    return cold_->display_name_ + ": " + std::to_string(replay_used_ - acked) +
            " B left in the replay buffer";
-  if (!held_.empty()) return display_name_ + ": " + std::to_string(held_.size()) + " transactions held";
+  if (!cold_->held_.empty())
+    return cold_->display_name_ + ": " + std::to_string(cold_->held_.size()) +
+           " transactions held";
   return "";
 }
 
 void Port::lose(Packet* p, LossCause cause) {
-  FABRICSIM_ASSERT(loss_, display_name_ + ": a transaction lost in a run without faults");
+  FABRICSIM_ASSERT(loss_, cold_->display_name_ + ": a transaction lost in a run without faults");
   const LossRecovery r =
-      cause == LossCause::kDeviceDown ? after_device_failure(link_.recovery) : link_.recovery;
+      cause == LossCause::kDeviceDown ? after_device_failure(cold_->link_.recovery)
+                                      : cold_->link_.recovery;
   loss_->lost(*this, r == LossRecovery::kLinkReplay ? LossRecovery::kNone : r, p, cause);
 }
 

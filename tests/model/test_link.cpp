@@ -323,6 +323,42 @@ TEST(Link, EachPortReportsItsOwnDirectionsCounters) {
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
 
+// A port's SystemC side is its PortModule, under the name the port had when it was the
+// module itself ("a.port_1", its sockets "a.port_1.tx" and "a.port_1.rx"); the ports
+// themselves sit side by side in memory (models/link/port.h, "Layout"), and a packet
+// crosses a link between two ports made that way as between any two (the first test's
+// timing).
+TEST(Link, PortsKeepTheirSystemCNamesAndSitSideBySide) {
+  EndpointParams ep;
+  ep.ports = 3;
+  Endpoint a("a", "a", 0, ep), b("b", "b", 1, ep);
+  for (int i = 0; i < 3; ++i) {
+    const std::string name = "a.port_" + std::to_string(i);
+    EXPECT_NE(dynamic_cast<PortModule*>(sc_core::sc_find_object(name.c_str())), nullptr)
+        << name;
+    EXPECT_NE(sc_core::sc_find_object((name + ".tx").c_str()), nullptr) << name;
+    EXPECT_NE(sc_core::sc_find_object((name + ".rx").c_str()), nullptr) << name;
+  }
+  EXPECT_EQ(a.port(2).display_name(), std::string("a.port[2]"));
+  if (Port::kSideBySide) {
+    const char* first = reinterpret_cast<const char*>(&a.port(0));
+    for (int i = 1; i < 3; ++i)
+      EXPECT_EQ(reinterpret_cast<const char*>(&a.port(i)) - first, ptrdiff_t(i * sizeof(Port)))
+          << "port " << i;
+  }
+  const uint64_t prop = 10'000;
+  for (int i = 0; i < 3; ++i) bind_link(a.port(i), b.port(i), tb::nvlink_like(prop, 64 * 1024));
+  EXPECT_EQ(a.port(1).peer_name(), std::string("b.port[1]"));
+  a.set_routes({{}, {1}});  // the packet takes the middle link
+  b.set_routes({{1}, {}});
+  uint64_t done_ps = 0;
+  b.on_delivery([&](const Endpoint::Delivery&) { done_ps = sc_core::sc_time_stamp().value(); });
+  a.send(1, 128, 1);
+  sc_core::sc_start();
+  EXPECT_EQ(done_ps, 6'400u + prop);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
 // Control packets between the packets of an aggregated transaction (Port::kick_between;
 // docs/architecture.md). Three endpoints on one switch (cut-through, no pipeline latency,
 // crossbar speedup 8, so that a crossbar transfer holds an input or output for an eighth of
