@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <new>
-#include <vector>
 #include <typeinfo>
+#include <vector>
 
 #include "models/core/errors.h"
 
@@ -712,12 +712,12 @@ nlohmann::json Port::stats_json(uint64_t now_ps) const {
     j["paused_ps"] = per;
   }
   if (fault_aware_) {  // only in runs with faults planned: other runs' results stay as they were
-    j["cut_transactions"] = cold_->f_.cut_transactions;
-    j["cut_payload_bytes"] = cold_->f_.cut_payload_bytes;
-    j["replayed_after_up"] = cold_->f_.replayed;
-    j["recovered_to_device"] = cold_->f_.recovered;
-    j["dropped_arrivals"] = cold_->f_.dropped_arrivals;
     const FaultCounters& f = cold_->f_;
+    j["cut_transactions"] = f.cut_transactions;
+    j["cut_payload_bytes"] = f.cut_payload_bytes;
+    j["replayed_after_up"] = f.replayed;
+    j["recovered_to_device"] = f.recovered;
+    j["dropped_arrivals"] = f.dropped_arrivals;
     j["down_ps"] = f.down_ps + (f.down_since != UINT64_MAX ? now_ps - f.down_since : 0);
   }
   return j;

@@ -638,7 +638,7 @@ class Port : public Wakeable,
   bool fault_aware_ = false;   // its system plans faults: report their counters
   bool down_ = false;
   LossHandler* loss_ = nullptr;
-  // PFC: per priority, paused until (ps) and paused time accumulated up to pause_since_.
+  // PFC: per priority, paused until (ps) (the time paused is in Cold).
   uint64_t pause_until_[8] = {};
   uint64_t pause_frames_rx_ = 0;
   // Packets between a transaction's packets (kick_between). The transaction of
@@ -663,7 +663,7 @@ class Port : public Wakeable,
 // What a port keeps that no hop reads: its SystemC module and sockets, names, the link
 // parameters, and the counters and lists of the cold paths (faults, PFC). Apart from the
 // Port, a heap object of its own (made in the constructor, before the Port's other
-// members), so that the Port is its hot lines and little more.
+// members), so that the Port is mostly what the packet path reads.
 struct Port::Cold {
   Cold(sc_core::sc_module_name n, Port& port, std::string display)
       : module(n, port), display_name_(std::move(display)) {}
