@@ -306,6 +306,8 @@ void Port::tx_step(uint64_t t) {
     host_src_ = p->src;
     host_dst_ = p->dst;
     host_msg_ = p->msg_id;
+    host_pp_ = p->packet_payload;
+    host_last_pp_ = p->last_packet_payload();
     multi_packet_sent_ = true;
   }
   p->head_ps = tm.head_ps;
@@ -460,6 +462,20 @@ uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j, uint32
   if (i >= left) return UINT64_MAX;
   *j = uint32_t(i);
   return host_start_ + span * i / left;
+}
+
+uint64_t Port::unstarted_payload(uint64_t t) const {
+  if (host_end_ != busy_until_ || host_end_ <= t || host_n_ <= host_k_ || host_start_ >= host_end_)
+    return 0;
+  // Packet i of the `left` after host_start_ begins at host_start_ + span x i / left
+  // (overtake_boundary's boundaries): those begun by t are the i with span x i / left
+  // <= t - host_start_.
+  const uint64_t left = host_n_ - host_k_;
+  const uint64_t span = host_end_ - host_start_;
+  const uint64_t begun =
+      t < host_start_ ? 0 : std::min(left, ((t - host_start_ + 1) * left + span - 1) / span);
+  const uint64_t unstarted = left - begun;
+  return unstarted == 0 ? 0 : (unstarted - 1) * host_pp_ + host_last_pp_;
 }
 
 void Port::overtake(uint64_t t) {

@@ -235,6 +235,12 @@ class Port : public Wakeable,
   }
   // Packets sent between the packets of a transaction (kick_between).
   uint64_t packets_between() const { return overtakes_; }
+  // Payload of the packets of the transaction on the wire that have not begun to leave
+  // by `t` (its packets leave evenly over its time on the wire, as kick_between's
+  // boundaries): per packet they would still be queued at the owner. 0 unless a
+  // transaction of several packets is on the wire. For an owner that weighs its outputs
+  // by what they have queued (a switch's adaptive routing).
+  uint64_t unstarted_payload(uint64_t t) const;
   // Has any port sent a transaction of several packets (aggregation)? Until then nothing
   // can go between packets, and an owner need not ask (a per-packet run never does).
   static bool multi_packet_sent() { return multi_packet_sent_; }
@@ -652,6 +658,7 @@ class Port : public Wakeable,
   uint64_t host_ready_head_ = 0, host_ready_tail_ = 0;
   uint32_t host_n_ = 0, host_k_ = 0;
   uint32_t host_src_ = 0, host_dst_ = 0;
+  uint32_t host_pp_ = 0, host_last_pp_ = 0;  // its packets' payload, its last packet's
   uint64_t host_msg_ = 0;
   uint64_t between_at_ = UINT64_MAX;   // kick_between_at's pending time
   uint64_t overtake_at_ = UINT64_MAX;  // the boundary kick_between set the wake-up for

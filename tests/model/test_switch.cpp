@@ -8,9 +8,11 @@
 
 #include <gtest/gtest.h>
 
-#include "models/switch/switch_kind.h"
+#include "models/core/timer.h"
 #include "models/endpoint/endpoint.h"
 #include "models/switch/feature.h"
+#include "models/switch/switch.h"
+#include "models/switch/switch_kind.h"
 #include "testbenches/bench.h"
 
 using namespace fabricsim;
@@ -162,5 +164,56 @@ TEST(Switch, EgressAdmissionDropsAreAbsorbedAndReleased) {
             b.bench->eps[2]->bytes_received() + b.bench->sw->payload_absorbed());
   EXPECT_EQ(b.tx(2).tx_transactions, 2 * bytes / 128 / 2);
   EXPECT_EQ(b.counter->above[2], 0u);
+  EXPECT_EQ(PacketPool::global().outstanding(), 0u);
+}
+
+// Adaptive routing weighs each output by the payload still to leave it. Aggregated, a
+// transaction leaves its egress queue whole when its first packet starts on the wire; per
+// packet its other packets would still be queued there. Switch: ports 0 and 1 to ep0 and
+// ep1, ports 2 and 3 both to ep2; 10 ns links of 6.4 ns per 128-byte packet (160 B on the
+// wire); 4 KiB transactions (32 packets, 204.8 ns on the wire); a crossbar 8x the link
+// (0.8 ns per packet). ep0 sends X (4 KiB) to ep2 at 0. It takes port 2 (both idle; the
+// first of the routes) and cuts through: its first packet is in at 16.4 ns, across at
+// 17.2, and its last leaves ep2's link at 204.8 + 6.4 + 0.8 + 2 x 10 = 232 ns. ep1 sends Y
+// (4 KiB) at 50 ns: both egress queues are empty when it arrives, but 3.5 KiB of X have
+// not begun to leave port 2, so Y takes port 3 and arrives 232 ns after it was sent, at
+// 282 ns. Counting only what waits in the queue (as before 2026-12-07), the two ports tied,
+// Y went behind X on port 2 and arrived ~200 ns later.
+TEST(Switch, AdaptiveRoutingCountsATransactionsPacketsNotYetOnTheWire) {
+  SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
+  sp.ports = 4;
+  sp.pipeline_latency_ps = 0;
+  sp.speedup = 8.0;
+  sp.egress_buffer_bytes = 64 * 1024;
+  sp.route_select = "adaptive";
+  Switch sw("sw", "sw", sp, {0, 1, 2, 3});
+  EndpointParams one;
+  one.ports = 1;
+  one.aggregate_bytes = 32 * 128;
+  EndpointParams two = one;
+  two.ports = 2;
+  Endpoint ep0("ep0", "ep0", 0, one), ep1("ep1", "ep1", 1, one), ep2("ep2", "ep2", 2, two);
+  const LinkParams link = tb::nvlink_like(10'000, 64 * 1024);
+  bind_link(ep0.port(0), sw.port(0), link);
+  bind_link(ep1.port(0), sw.port(1), link);
+  bind_link(ep2.port(0), sw.port(2), link);
+  bind_link(ep2.port(1), sw.port(3), link);
+  sw.set_routes({{0}, {1}, {2, 3}});
+  sw.set_peers({SwitchPeer{0, 0, 0}, SwitchPeer{1, 1, 0}, SwitchPeer{2, 2, 0}, SwitchPeer{2, 2, 1}});
+  ep0.set_routes({{}, {0}, {0}});
+  ep1.set_routes({{0}, {}, {0}});
+  ep2.set_routes({{0, 1}, {0, 1}, {}});
+  std::vector<uint64_t> delivered_ps(3, 0);
+  ep2.on_delivery([&](const Endpoint::Delivery& d) { delivered_ps[size_t(d.tag)] = Port::now(); });
+  TimerQueue later{"later", [&](uint64_t) { ep1.send(2, 32 * 128, 2); }};
+  ep0.send(2, 32 * 128, 1);
+  later.at(50'000, 0);
+  sc_core::sc_start();
+  constexpr uint64_t kAlone = 204'800 + 6'400 + 800 + 2 * 10'000;  // a transaction, idle path
+  EXPECT_EQ(delivered_ps[1], kAlone);
+  EXPECT_EQ(delivered_ps[2], 50'000 + kAlone);
+  EXPECT_EQ(sw.port(2).counters().tx_transactions, 1u);
+  EXPECT_EQ(sw.port(3).counters().tx_transactions, 1u);
+  EXPECT_EQ(ep2.bytes_received(), 2 * 32 * 128u);
   EXPECT_EQ(PacketPool::global().outstanding(), 0u);
 }
