@@ -465,8 +465,8 @@ uint64_t Port::overtake_boundary(uint64_t t, uint32_t after, uint32_t* j, uint32
 }
 
 uint64_t Port::unstarted_payload(uint64_t t) const {
-  if (host_end_ != busy_until_ || host_end_ <= t || host_n_ <= host_k_ || host_start_ >= host_end_)
-    return 0;
+  if (busy_until_ <= t) return 0;  // idle: no read of the transaction's line
+  if (host_end_ != busy_until_ || host_n_ <= host_k_ || host_start_ >= host_end_) return 0;
   // Packet i of the `left` after host_start_ begins at host_start_ + span x i / left
   // (overtake_boundary's boundaries): those begun by t are the i with span x i / left
   // <= t - host_start_.

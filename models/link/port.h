@@ -653,12 +653,14 @@ class Port : public Wakeable,
   // wire); host_k_ of its host_n_ packets went before host_start_; host_ready_* are its
   // head_ps and tail_ps as the owner offered it (when its first and last packet were
   // ready to leave). Written only for transactions of several packets.
+  // (unstarted_payload reads the first six, for every candidate output of a switch's
+  // adaptive routing: kept together, in one line.)
   uint64_t host_start_ = 0, host_end_ = UINT64_MAX;
+  uint32_t host_n_ = 0, host_k_ = 0;
+  uint32_t host_pp_ = 0, host_last_pp_ = 0;  // its packets' payload, its last packet's
   uint64_t host_slack_ = 0;  // its time on the wire beyond its packets' wire time, unused
   uint64_t host_ready_head_ = 0, host_ready_tail_ = 0;
-  uint32_t host_n_ = 0, host_k_ = 0;
   uint32_t host_src_ = 0, host_dst_ = 0;
-  uint32_t host_pp_ = 0, host_last_pp_ = 0;  // its packets' payload, its last packet's
   uint64_t host_msg_ = 0;
   uint64_t between_at_ = UINT64_MAX;   // kick_between_at's pending time
   uint64_t overtake_at_ = UINT64_MAX;  // the boundary kick_between set the wake-up for
