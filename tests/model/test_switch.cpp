@@ -175,8 +175,8 @@ TEST(Switch, EgressAdmissionDropsAreAbsorbedAndReleased) {
 // (0.8 ns per packet). ep0 sends X (4 KiB) to ep2 at 0. It takes port 2 (both idle; the
 // first of the routes) and cuts through: its first packet is in at 16.4 ns, across at
 // 17.2, and its last leaves ep2's link at 204.8 + 6.4 + 0.8 + 2 x 10 = 232 ns. ep1 sends Y
-// (4 KiB) at 50 ns: both egress queues are empty when it arrives, but 3.5 KiB of X have
-// not begun to leave port 2, so Y takes port 3 and arrives 232 ns after it was sent, at
+// (4 KiB) at 50 ns: both egress queues are empty when it arrives (66.4 ns), but 24 of X's
+// 32 packets (3 KiB) have not begun to leave port 2, so Y takes port 3 and arrives 232 ns after it was sent, at
 // 282 ns. Counting only what waits in the queue (as before 2026-12-07), the two ports tied
 // and Y went behind X on port 2 (checked: this test then fails).
 TEST(Switch, AdaptiveRoutingCountsATransactionsPacketsNotYetOnTheWire) {
@@ -199,7 +199,8 @@ TEST(Switch, AdaptiveRoutingCountsATransactionsPacketsNotYetOnTheWire) {
   bind_link(ep2.port(0), sw.port(2), link);
   bind_link(ep2.port(1), sw.port(3), link);
   sw.set_routes({{0}, {1}, {2, 3}});
-  sw.set_peers({SwitchPeer{0, 0, 0}, SwitchPeer{1, 1, 0}, SwitchPeer{2, 2, 0}, SwitchPeer{2, 2, 1}});
+  sw.set_peers(
+      {SwitchPeer{0, 0, 0}, SwitchPeer{1, 1, 0}, SwitchPeer{2, 2, 0}, SwitchPeer{2, 2, 1}});
   ep0.set_routes({{}, {0}, {0}});
   ep1.set_routes({{0}, {}, {0}});
   ep2.set_routes({{0, 1}, {0, 1}, {}});
