@@ -160,30 +160,23 @@ int Switch::select_route(int in, const Packet& p) {
   // division for the start, none in the scan: this runs for every packet on a
   // multi-path fabric.)
   const size_t start = rr_[in]++ % k;
+  auto least_loaded = [&](auto load) {
+    int best = c[start];
+    uint64_t best_load = load(best);
+    auto consider = [&](int o) {
+      if (const uint64_t l = load(o); l < best_load) best = o, best_load = l;
+    };
+    for (size_t j = start + 1; j < k; ++j) consider(c[j]);
+    for (size_t j = 0; j < start; ++j) consider(c[j]);
+    return best;
+  };
   if (__builtin_expect(Port::multi_packet_sent(), 0)) {
     // Aggregated: the transaction on an output's wire left its queue whole, but per
     // packet its packets that have not begun to leave would still be queued there.
     const uint64_t t = Port::now();
-    auto load = [&](int o) { return out_load_[o] + ports_[o]->unstarted_payload(t); };
-    int best = c[start];
-    uint64_t best_load = load(best);
-    for (size_t j = start + 1; j < k; ++j)
-      if (const uint64_t l = load(c[j]); l < best_load) best = c[j], best_load = l;
-    for (size_t j = 0; j < start; ++j)
-      if (const uint64_t l = load(c[j]); l < best_load) best = c[j], best_load = l;
-    return best;
+    return least_loaded([&](int o) { return out_load_[o] + ports_[o]->unstarted_payload(t); });
   }
-  int best = c[start];
-  uint64_t best_load = out_load_[best];
-  for (size_t j = start + 1; j < k; ++j) {
-    const int o = c[j];
-    if (out_load_[o] < best_load) best = o, best_load = out_load_[o];
-  }
-  for (size_t j = 0; j < start; ++j) {
-    const int o = c[j];
-    if (out_load_[o] < best_load) best = o, best_load = out_load_[o];
-  }
-  return best;
+  return least_loaded([&](int o) { return out_load_[o]; });
 }
 
 void Switch::rx_arrive(int in, Packet* p) {
