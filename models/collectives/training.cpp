@@ -256,33 +256,38 @@ Schedule alltoallv(const std::vector<std::vector<uint64_t>>& elems, uint64_t chu
     count = std::max(count, o);
   }
   s.count = count;
+  // Pieces are posted piece by piece with the peers innermost (piece 0 to r+1, r+2, ..,
+  // then piece 1 to each, ..): a rank's pieces to every peer are in flight together, as
+  // NCCL's grouped sends and receives keep every peer's chunks moving at once. The order
+  // is the order in which the DMA serves them oldest first (sync: data) and in which its
+  // round robin visits them (sync: fence_flag); posted peer by peer, whole-transaction
+  // turns sent to one peer at a time for long stretches, and a staggered combine was
+  // 21% slow aggregated (docs/collectives.md, "moe_layer").
   for (int r = 0; r < n; ++r) {
     auto& ops = s.programs[size_t(r)].ops;
-    for (int d = 1; d < n; ++d) {
-      const int j = (r + d) % n;
-      const uint64_t c = elems[size_t(r)][size_t(j)];
-      for (uint64_t piece = 0; piece * chunk_elems < c; ++piece) {
-        Op op;
-        op.kind = OpKind::kSend;
-        op.peer = j;
-        op.tag = piece;
-        op.offset = in_off[size_t(r)][size_t(j)] + piece * chunk_elems;
-        op.count = std::min(chunk_elems, c - piece * chunk_elems);
-        ops.push_back(op);
-      }
-    }
-    for (int d = 1; d < n; ++d) {
-      const int src = (r - d + n) % n;
-      const uint64_t c = elems[size_t(src)][size_t(r)];
-      for (uint64_t piece = 0; piece * chunk_elems < c; ++piece) {
-        Op op;
-        op.kind = OpKind::kRecv;
-        op.peer = src;
-        op.tag = piece;
-        op.offset = out_off[size_t(r)][size_t(src)] + piece * chunk_elems;
-        op.count = std::min(chunk_elems, c - piece * chunk_elems);
-        ops.push_back(op);
-      }
+    for (const OpKind kind : {OpKind::kSend, OpKind::kRecv}) {
+      const bool send = kind == OpKind::kSend;
+      // The d-th peer: r+d for sends, r-d for receives; the elements going to or from it.
+      auto peer = [&](int d) { return send ? (r + d) % n : (r - d + n) % n; };
+      auto elems_with = [&](int d) {
+        return send ? elems[size_t(r)][size_t(peer(d))] : elems[size_t(peer(d))][size_t(r)];
+      };
+      uint64_t most = 0;
+      for (int d = 1; d < n; ++d) most = std::max(most, elems_with(d));
+      for (uint64_t piece = 0; piece * chunk_elems < most; ++piece)
+        for (int d = 1; d < n; ++d) {
+          const uint64_t c = elems_with(d);
+          if (piece * chunk_elems >= c) continue;
+          const int j = peer(d);
+          Op op;
+          op.kind = kind;
+          op.peer = j;
+          op.tag = piece;
+          op.offset = (send ? in_off[size_t(r)][size_t(j)] : out_off[size_t(r)][size_t(j)]) +
+                      piece * chunk_elems;
+          op.count = std::min(chunk_elems, c - piece * chunk_elems);
+          ops.push_back(op);
+        }
     }
   }
   validate(s);

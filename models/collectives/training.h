@@ -125,9 +125,9 @@ struct MoeStep {
 MoeStep moe_layer(const MoeParams& p, const MoeRouting& routing);
 
 // All-to-all with per-pair sizes: elems[r][j] from rank r to rank j (diagonal ignored),
-// cut into pieces of chunk_elems; no deps (every pair at once); sends to r+1, r+2, ...,
-// receives from r-1, r-2, ...; input area [0, row sums), output area after the largest
-// input area.
+// cut into pieces of chunk_elems; no deps (every pair at once); posted piece by piece,
+// each piece to r+1, r+2, ... (receives from r-1, r-2, ...); input area [0, row sums),
+// output area after the largest input area.
 Schedule alltoallv(const std::vector<std::vector<uint64_t>>& elems, uint64_t chunk_elems);
 
 // ---- Tensor parallel + data parallel ---------------------------------------------------
