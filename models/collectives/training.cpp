@@ -262,7 +262,7 @@ Schedule alltoallv(const std::vector<std::vector<uint64_t>>& elems, uint64_t chu
   // is the order in which the DMA serves them oldest first (sync: data) and in which its
   // round robin visits them (sync: fence_flag); posted peer by peer, whole-transaction
   // turns sent to one peer at a time for long stretches, and a staggered combine was
-  // 21% slow aggregated (docs/collectives.md, "moe_layer").
+  // 22% slow aggregated (docs/collectives.md, "moe_layer").
   for (int r = 0; r < n; ++r) {
     auto& ops = s.programs[size_t(r)].ops;
     for (const OpKind kind : {OpKind::kSend, OpKind::kRecv}) {
