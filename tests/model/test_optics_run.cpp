@@ -443,7 +443,8 @@ TEST(TorusRouting, DimensionOrderWithBubbleFlowControlFinishesTheAllToAll) {
 // those routes gives (regular 96 32 96 32 160 96, twisted 108 44 88 56 72 72; the +z links
 // of the regular torus carry 160, the twisted torus's busiest 108). So the link-load bound
 // predicts 160/108 = 1.48x, and the bisection (32 links across the z cut regular, 64 across
-// the worst cut twisted) at most 2x; measured 1.65x. Asserted: between 1.3x and 2x.
+// the worst cut twisted) at most 2x; measured 1.70x here (1.83x per packet, docs/optical.md,
+// "Twisted tori"). Asserted: between 1.3x and 2x.
 TEST(TwistedTorus, DimensionOrderAllToAllIsDeadlockFreeAndFasterThanOnTheRegularTorus) {
   auto run = [](bool twisted) {
     const std::string out = "/tmp/fabricsim_optics_out_twisted_" + std::to_string(twisted) + "_" +
