@@ -176,9 +176,10 @@ TEST(Switch, EgressAdmissionDropsAreAbsorbedAndReleased) {
 // first of the routes) and cuts through: its first packet is in at 16.4 ns, across at
 // 17.2, and its last leaves ep2's link at 204.8 + 6.4 + 0.8 + 2 x 10 = 232 ns. ep1 sends Y
 // (4 KiB) at 50 ns: both egress queues are empty when it arrives (66.4 ns), but 24 of X's
-// 32 packets (3 KiB) have not begun to leave port 2, so Y takes port 3 and arrives 232 ns after it was sent, at
-// 282 ns. Counting only what waits in the queue (as before 2026-12-07), the two ports tied
-// and Y went behind X on port 2 (checked: this test then fails).
+// 32 packets (3 KiB) have not begun to leave port 2, so Y takes port 3 and arrives 232 ns
+// after it was sent, at 282 ns. Counting only what waits in the queue (as before
+// 2026-12-07), the two ports tied and Y went behind X on port 2 (checked: this test then
+// fails).
 TEST(Switch, AdaptiveRoutingCountsATransactionsPacketsNotYetOnTheWire) {
   SwitchParams sp = defaults<SwitchParams>(switch_frame_params());
   sp.ports = 4;
