@@ -4,7 +4,9 @@
 # all-reduce cases one after another (never in parallel) and prints, for each, what
 # results.json `run_cost` records: wall time, kernel events, transaction-hops/s,
 # packet-hops/s, payload bytes x links crossed per wall second, peak RSS; plus the
-# process CPU time and maximum RSS from /usr/bin/time when it is installed.
+# process CPU time and maximum RSS from /usr/bin/time when it is installed, and the user
+# CPU of the simulation alone (run_cost.simulate_cpu_s: without loading, elaboration and
+# outputs) with its packet-hops per CPU second.
 #
 #   scripts/bench.sh [--quick] [--only CASE]... [--repeat N] [--out DIR]
 #                    [--reference FILE] [--write-reference FILE]
@@ -136,6 +138,7 @@ run_case() {
   fi
   local k d rc r
   local walls=() thpss=() phpss=() bpss=() rsss=() cpus=() maxrsss=() uts=() phcpus=()
+  local sims=() phsims=()
   local ev th ph last first_rows=
   for ((k = 1; k <= repeat; k++)); do
     d=$dir
@@ -167,6 +170,8 @@ run_case() {
     phpss+=("$(json "$r" '"%.2f" % (j["run_cost"]["packet_hops_per_s"] / 1e6)')")
     bpss+=("$(json "$r" '"%.2f" % (j["run_cost"]["simulated_bytes_per_wall_s"] / 1e9)')")
     rsss+=("$(json "$r" '"%.1f" % (j["run_cost"]["peak_rss_kib"] / 1024)')")
+    sims+=("$(json "$r" '"%.2f" % j["run_cost"].get("simulate_cpu_s", -1)')")
+    phsims+=("$(json "$r" '"%.2f" % (j["run_cost"].get("packet_hops_per_simulate_cpu_s", 0) / 1e6)')")
     if [ $have_time -eq 1 ]; then
       local cpu maxrss ut
       cpu=$(awk -F': ' '/User time/{u=$2} /System time/{s=$2} END{printf "%.2f", u+s}' "$d/time.txt")
@@ -202,6 +207,14 @@ run_case() {
     echo "   per CPU (user) second: $phcpu M packet-hops$(spread "${phcpus[@]}") ($(median "${uts[@]}") s user$(spread "${uts[@]}"), config loading and elaboration included)"
     eval "res_${name}_phcpu=$phcpu"
     eval "res_${name}_phcpuspread='$(spread "${phcpus[@]}")'"
+  fi
+  # The simulation alone (run_cost.simulate_cpu_s: the kernel's run, without loading,
+  # elaboration, the cost model and the outputs): what a packet-hop itself costs.
+  if [ "$(median "${sims[@]}")" != "-1.00" ]; then
+    local phsim
+    phsim=$(median "${phsims[@]}")
+    echo "   simulation alone     : $phsim M packet-hops per CPU s$(spread "${phsims[@]}") ($(median "${sims[@]}") s user$(spread "${sims[@]}"), run_cost.simulate_cpu_s)"
+    eval "res_${name}_phsim=$phsim"
   fi
   summary+=("$(printf '%-6s wall %7s s  %8s M transaction-hops/s  %8s M packet-hops/s  %7s MiB' \
     "$name" "$wall" "$thps" "$phps" "$rss")")
@@ -325,6 +338,15 @@ done
 if [ -n "${res_pp64m_phcpu:-}" ] && [ -n "${res_a2a576_phcpu:-}" ]; then
   res_a2a576_slope=$(awk -v a="$res_pp64m_phcpu" -v b="$res_a2a576_phcpu" 'BEGIN{printf "%.2f", (b > 0 ? a / b : 0)}')
   target "$(awk -v r="$res_a2a576_slope" 'BEGIN{printf "cost per packet-hop, 576 GPUs (a2a576) / 8 GPUs (pp64m) <= 2: %.2fx (%.2fx the limit: %s)", r, r / 2, (r <= 2 ? "met" : "NOT met")}')" a2a576 slope "$res_a2a576_slope"
+fi
+# The same two figures for the simulation alone (information, not a target: the targets
+# count the whole process's user CPU, set-up and outputs included).
+for c in pp64m nvl4m a2a576; do
+  v=$(eval echo "\${res_${c}_phsim:-}")
+  [ -n "$v" ] && echo "  (simulation alone, $c: $v M packet-hops per CPU second)"
+done
+if [ -n "${res_pp64m_phsim:-}" ] && [ -n "${res_a2a576_phsim:-}" ]; then
+  awk -v a="$res_pp64m_phsim" -v b="$res_a2a576_phsim" 'BEGIN{printf "  (simulation alone, cost per packet-hop a2a576 / pp64m: %.2fx)\n", (b > 0 ? a / b : 0)}'
 fi
 for c in f16ring f16hier; do
   w=$(eval echo "\${res_${c}_wall:-}")

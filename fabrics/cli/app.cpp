@@ -332,11 +332,13 @@ int run(const Options& o, const std::vector<std::string>& args) {
   const std::vector<uint64_t> sizes = jobs ? std::vector<uint64_t>{} : w.sizes();
   // Starvation ends the run early: with events left, the next one lies beyond the time
   // limit; with none, nothing can move any more (outcome.h tells which, and why).
+  const double sim0 = user_cpu_s();
   if (!stop_requested())
     simulate(spec.simulation.time_limit_ps, progress_mode(o.quiet, o.outputs.progress_s), [&] {
       return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                     : sweep_progress(sweep.rows(), sweep.finished(), sizes);
     });
+  const double simulate_cpu_s = user_cpu_s() - sim0;
   const uint64_t now = Scheduler::time();
   if (obs) obs->finish(now);
   if (!sweep.finished() || (runner && !runner->finished()))
@@ -345,6 +347,7 @@ int run(const Options& o, const std::vector<std::string>& args) {
   cost.wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   cost.auto_cost_cpu_s = auto_cpu_s;
+  cost.simulate_cpu_s = simulate_cpu_s;
   cost.kernel_events = g_kernel_events;
   cost.delta_cycles = sc_core::sc_delta_count();
   cost.transaction_hops = sys.transaction_hops();

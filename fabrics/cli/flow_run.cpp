@@ -184,10 +184,12 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root,
                         CollectiveSweep::Fabric{[&sys] { return sys.messages_in_flight() > 0; },
                                                 [&sys] { return sys.idle_at(); }, [] {}});
+  const double sim0 = cpu_s();
   simulate(spec.simulation.time_limit_ps, progress_mode(quiet, outputs.progress_s), [&] {
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);
   });
+  const double simulate_cpu_s = cpu_s() - sim0;
   const uint64_t now = Scheduler::time();
   if (!sweep.finished() || (runner && !runner->finished())) {
     report_stop(spec, progress_text(spec, sweep, runner.get()), now);  // SIGINT, wall limit
@@ -203,6 +205,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   RunCost cost;
   cost.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   cost.auto_cost_cpu_s = auto_cpu_s;
+  cost.simulate_cpu_s = simulate_cpu_s;
   cost.kernel_events = g_kernel_events;
   cost.delta_cycles = sc_core::sc_delta_count();
   cost.peak_rss_kib = peak_rss_kib();

@@ -91,6 +91,10 @@ void print_cost(std::ostream& os, const RunCost& c) {
     std::snprintf(buf, sizeof buf, ", auto cost model %.2f s CPU", c.auto_cost_cpu_s);
     line.insert(line.size() - 1, buf);
   }
+  if (c.simulate_cpu_s >= 0) {
+    std::snprintf(buf, sizeof buf, ", simulation %.2f s CPU", c.simulate_cpu_s);
+    line.insert(line.size() - 1, buf);
+  }
   os << line;
 }
 
@@ -182,6 +186,9 @@ nlohmann::json results_json(const SystemSpec& spec, const std::vector<RowResult>
                     double(c.payload_bytes_moved) / (c.wall_s > 0 ? c.wall_s : 1e-9)},
                    {"peak_rss_kib", c.peak_rss_kib},
                    {"auto_cost_cpu_s", c.auto_cost_cpu_s},
+                   {"simulate_cpu_s", c.simulate_cpu_s},
+                   {"packet_hops_per_simulate_cpu_s",
+                    c.simulate_cpu_s > 0 ? double(c.packet_hops) / c.simulate_cpu_s : 0.0},
                    {"estimate",
                     {{"memory_bytes", c.estimated_memory_bytes},
                      {"transaction_hops", c.estimated_transaction_hops},

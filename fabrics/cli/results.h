@@ -36,6 +36,10 @@ struct RunCost {
   uint64_t payload_bytes_moved = 0; // payload bytes x links crossed
   uint64_t peak_rss_kib = 0;
   double auto_cost_cpu_s = -1;      // CPU seconds of auto's cost model (-1: no auto)
+  // User CPU seconds of the simulation itself (the kernel's run: the packets or flows and
+  // the schedules built as rows start), without loading, elaboration, the cost model and
+  // the outputs written after it (-1: not measured).
+  double simulate_cpu_s = -1;
   // What the checks estimated (fabrics/systems/estimate.h) and the limits they applied.
   double estimated_memory_bytes = 0, estimated_transaction_hops = 0, estimated_wall_s = 0;
   uint64_t memory_limit = 0, wall_limit_ps = 0;
