@@ -151,18 +151,6 @@ Options parse_args(const std::vector<std::string>& args) {
   return o;
 }
 
-uint64_t peak_rss_kib() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return uint64_t(ru.ru_maxrss);
-}
-
-double user_cpu_s() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec);
-}
-
 std::string join_args(const std::vector<std::string>& args) {
   std::string s = "fabricsim";
   for (const auto& a : args) s += " " + a;

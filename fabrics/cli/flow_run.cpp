@@ -1,7 +1,5 @@
 #include "fabrics/cli/flow_run.h"
 
-#include <sys/resource.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -29,21 +27,6 @@
 
 namespace fabricsim {
 
-namespace {
-
-uint64_t peak_rss_kib() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return uint64_t(ru.ru_maxrss);
-}
-
-double cpu_s() {
-  struct rusage ru {};
-  getrusage(RUSAGE_SELF, &ru);
-  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec);
-}
-
-}  // namespace
 
 int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool quiet,
              const OutputOptions& outputs, const std::string& command_line) {
@@ -69,7 +52,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
     if (ec) throw InputError("--out " + *out + ": cannot create directory: " + ec.message());
   }
   const auto wall0 = std::chrono::steady_clock::now();
-  const double cpu0 = cpu_s();
+  const double cpu0 = user_cpu_s();
   FlowSystem sys("flow", spec);
   const int n = int(spec.ranks.size());
   sys.engine().set_sync(w.sync);
@@ -78,7 +61,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   // (app.cpp).
   const bool choose = !w.is_training && (is_auto || w.protocol == "auto");
   AutoChooser chooser;
-  const double auto0 = cpu_s();
+  const double auto0 = user_cpu_s();
   if (choose && spec.auto_in_switch.empty()) chooser = make_auto_chooser(spec);
   if (choose && !spec.auto_in_switch.empty()) {
     // auto chooses among what the flow level models: no in-switch (NVLS) candidates.
@@ -86,7 +69,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
     flat.auto_in_switch.clear();
     chooser = make_auto_chooser(flat);
   }
-  const double auto_cpu_s = choose ? cpu_s() - auto0 : -1.0;
+  const double auto_cpu_s = choose ? user_cpu_s() - auto0 : -1.0;
   std::unique_ptr<TrainingWorkload> train;
   std::unique_ptr<TrafficWorkload> traffic;
   std::unique_ptr<JobRunner> runner;
@@ -184,12 +167,12 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   CollectiveSweep sweep("sweep", sys.engine(), n, sizes, w.elem_bytes, schedule, nullptr, w.root,
                         CollectiveSweep::Fabric{[&sys] { return sys.messages_in_flight() > 0; },
                                                 [&sys] { return sys.idle_at(); }, [] {}});
-  const double sim0 = cpu_s();
+  const double sim0 = user_cpu_s();
   simulate(spec.simulation.time_limit_ps, progress_mode(quiet, outputs.progress_s), [&] {
     return runner ? job_progress(runner->started(), runner->finished(), runner->total())
                   : sweep_progress(sweep.rows(), sweep.finished(), sizes);
   });
-  const double simulate_cpu_s = cpu_s() - sim0;
+  const double simulate_cpu_s = user_cpu_s() - sim0;
   const uint64_t now = Scheduler::time();
   if (!sweep.finished() || (runner && !runner->finished())) {
     report_stop(spec, progress_text(spec, sweep, runner.get()), now);  // SIGINT, wall limit
@@ -209,7 +192,7 @@ int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool
   cost.kernel_events = g_kernel_events;
   cost.delta_cycles = sc_core::sc_delta_count();
   cost.peak_rss_kib = peak_rss_kib();
-  const double cpu = cpu_s() - cpu0;
+  const double cpu = user_cpu_s() - cpu0;
   const double sent = sys.payload_sent(), delivered = sys.payload_delivered();
   if (sys.messages_in_flight() != 0 || sent != delivered)
     throw InternalError("flow level accounting: " + std::to_string(sys.messages_in_flight()) +

@@ -1,5 +1,7 @@
 #include "fabrics/cli/results.h"
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -73,6 +75,18 @@ void print_table(std::ostream& os, const SystemSpec& spec, const std::vector<Row
                   sum_busbw / double(rows.size()));
     os << buf;
   }
+}
+
+uint64_t peak_rss_kib() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return uint64_t(ru.ru_maxrss);
+}
+
+double user_cpu_s() {
+  struct rusage ru {};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_utime.tv_sec) + 1e-6 * double(ru.ru_utime.tv_usec);
 }
 
 void print_cost(std::ostream& os, const RunCost& c) {

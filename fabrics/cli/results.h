@@ -45,6 +45,10 @@ struct RunCost {
   uint64_t memory_limit = 0, wall_limit_ps = 0;
 };
 
+// This process's peak resident set (KiB) and user CPU time (s), for RunCost.
+uint64_t peak_rss_kib();
+double user_cpu_s();
+
 std::vector<RowResult> make_rows(const SystemSpec& spec, const std::vector<SweepRow>& rows);
 void print_table(std::ostream& os, const SystemSpec& spec, const std::vector<RowResult>& rows);
 void print_cost(std::ostream& os, const RunCost& cost);
