@@ -32,6 +32,22 @@ nlohmann::json run(const std::string& config, const std::string& name) {
   return nlohmann::json::parse(ss.str());
 }
 
+// `args` ("run", a config, its --set options) in a forked child, for a test that runs more
+// than one simulation (SystemC elaborates once per process); the run's results.json.
+nlohmann::json run_forked(std::vector<std::string> args, const std::string& tag) {
+  const std::string out = "/tmp/fabricsim_optics_out_" + tag + "_" + std::to_string(::getpid());
+  args.insert(args.end(), {"--quiet", "--out", out});
+  const pid_t pid = ::fork();
+  if (pid == 0) ::_exit(app_main(args));
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << tag;
+  std::ifstream f(out + "/results.json");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return nlohmann::json::parse(ss.str());
+}
+
 // Two chips joined by one circuit: 4 KiB each way is one 4096 B packet of 65 flits of
 // 64 B (4160 wire bytes) at 400 Gb/s = 83.2 ns, then fibre 250 ns + mirrors 10 ns + fibre
 // 250 ns: 593.2 ns exactly. The switch neither queues nor re-serialises: a store-and-forward
@@ -447,25 +463,14 @@ TEST(TorusRouting, DimensionOrderWithBubbleFlowControlFinishesTheAllToAll) {
 // "Twisted tori"). Asserted: between 1.3x and 2x.
 TEST(TwistedTorus, DimensionOrderAllToAllIsDeadlockFreeAndFasterThanOnTheRegularTorus) {
   auto run = [](bool twisted) {
-    const std::string out = "/tmp/fabricsim_optics_out_twisted_" + std::to_string(twisted) + "_" +
-                            std::to_string(::getpid());
-    // SystemC elaborates once per process: each run is a forked child.
-    const std::vector<std::string> args{"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
-                             "--set", std::string("topology.twisted=") + (twisted ? "true" : "false"),
-                             "--set", "device_types.ici_router.torus_routing=dimension_order",
-                             "--set", "workload.type=collective_sweep",
-                             "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
-                             "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
-                             "--set", "simulation.aggregate_min_message=16KiB", "--quiet", "--out", out};
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(app_main(args));
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "twisted " << twisted;
-    std::ifstream f(out + "/results.json");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return nlohmann::json::parse(ss.str());
+    return run_forked({"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
+                       "--set", std::string("topology.twisted=") + (twisted ? "true" : "false"),
+                       "--set", "device_types.ici_router.torus_routing=dimension_order",
+                       "--set", "workload.type=collective_sweep",
+                       "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
+                       "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
+                       "--set", "simulation.aggregate_min_message=16KiB"},
+                      "twisted_" + std::to_string(twisted));
   };
   const nlohmann::json reg = run(false), tw = run(true);
   const uint64_t msg = 32768;
@@ -499,7 +504,6 @@ TEST(TwistedTorus, DimensionOrderAllToAllIsDeadlockFreeAndFasterThanOnTheRegular
 // figures and this test move together.
 TEST(TwistedTorus, AggregatedAllToAllLacksTwoMechanismsAndAgreesWithoutThem) {
   auto run = [](bool per_packet, bool same_rates, const std::string& tag) {
-    const std::string out = "/tmp/fabricsim_optics_out_twagg_" + tag + "_" + std::to_string(::getpid());
     std::vector<std::string> args{"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
                                   "--set", "topology.twisted=true",
                                   "--set", "device_types.ici_router.torus_routing=dimension_order",
@@ -507,20 +511,11 @@ TEST(TwistedTorus, AggregatedAllToAllLacksTwoMechanismsAndAgreesWithoutThem) {
                                   "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
                                   "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
                                   "--set", per_packet ? "simulation.aggregate_bytes=0B"
-                                                      : "simulation.aggregate_min_message=16KiB",
-                                  "--quiet", "--out", out};
+                                                      : "simulation.aggregate_min_message=16KiB"};
     if (same_rates)
       for (const char* s : {"link_types.local.lanes=4", "device_types.ici_router.speedup=2"})
-        args.insert(args.end() - 3, {"--set", s});
-    const pid_t pid = ::fork();
-    if (pid == 0) ::_exit(app_main(args));
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << tag;
-    std::ifstream f(out + "/results.json");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    return nlohmann::json::parse(ss.str());
+        args.insert(args.end(), {"--set", s});
+    return run_forked(args, "twagg_" + tag);
   };
   // Mean busy time of the routers' ports toward their chips (the `local` links' router
   // ends: ports 6-11 of each router).
@@ -625,19 +620,9 @@ TEST(FailureBypass, SpareCubeReplacesTheFailedOneAndTheAllReduceCompletesCorrect
 // every circuit but none of the data changes at a boundary. SystemC elaborates once per
 // process, so each run is a forked child of the test.
 nlohmann::json run_phases(const std::vector<std::string>& sets, const std::string& tag) {
-  const std::string out = "/tmp/fabricsim_optics_out_phases_" + tag + "_" + std::to_string(::getpid());
   std::vector<std::string> args{"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/ocs_phases.yaml"};
   for (const std::string& x : sets) args.insert(args.end(), {"--set", x});
-  args.insert(args.end(), {"--quiet", "--out", out});
-  const pid_t pid = ::fork();
-  if (pid == 0) ::_exit(app_main(args));
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << tag;
-  std::ifstream f(out + "/results.json");
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return nlohmann::json::parse(ss.str());
+  return run_forked(args, "phases_" + tag);
 }
 
 uint64_t row_ps(const nlohmann::json& j, const char* phase, const char* key) {
