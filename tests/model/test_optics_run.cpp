@@ -494,28 +494,33 @@ TEST(TwistedTorus, DimensionOrderAllToAllIsDeadlockFreeAndFasterThanOnTheRegular
 }
 
 // The twisted torus's aggregated all-to-all against per packet (docs/optical.md, "Twisted
-// tori"). In 16 KiB transactions it is +6.5% slow (a bias: +6.4% on the mean of five ICI
-// latencies). The routers' speedup-1 crossbar, which matches whole transactions, is part of
-// it; the rest goes with the chips' on-die links at twice the ICI rate (not identified).
-// Those links are also held by transactions that cut through from the slower ICI links:
-// the routers' ports toward their chips are busy 1.74x as long as per packet for the same
-// bytes. At speedup 2 with the on-die links at the ICI rate the two agree within 0.5%
-// (measured -0.14%). If the transaction level learns what it lacks, the first half fails:
-// then the docs' figures and this test move together.
-TEST(TwistedTorus, AggregatedAllToAllAgreesOnlyAtSpeedupTwoWithOnDieLinksAtTheIciRate) {
-  auto run = [](bool per_packet, bool same_rates, const std::string& tag) {
+// tori"). In 16 KiB transactions it is slow by a bias: +6.4% on the mean of five ICI
+// latencies, +6.4% on the mean of the two used here (18 and 22 ns). The routers' crossbar
+// at speedup 1, which matches whole transactions where per packet it matches again after
+// every packet, makes it: at speedup 2 the same two latencies agree at -0.67% on their
+// mean (single points there: -1.0% to +3.8%, so a mean of two and a 2% bound). The
+// routers' 100 GB/s links toward their chips are also held by transactions that cut
+// through from the 50 GB/s ICI links (busy 1.7-1.9x as long as per packet for the same
+// bytes), at either speedup: so that is not what makes the time's bias. If the transaction
+// level learns to match at packet boundaries, the first assertion fails: then the docs'
+// figures and this test move together.
+TEST(TwistedTorus, AggregatedAllToAllIsSlowOnlyThroughTheSpeedupOneCrossbar) {
+  auto run = [](bool per_packet, bool speedup2, int latency_ns) {
     std::vector<std::string> args{"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
                                   "--set", "topology.twisted=true",
                                   "--set", "device_types.ici_router.torus_routing=dimension_order",
                                   "--set", "workload.type=collective_sweep",
                                   "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
                                   "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
+                                  "--set", "link_types.ici.latency=" + std::to_string(latency_ns) + "ns",
                                   "--set", per_packet ? "simulation.aggregate_bytes=0B"
                                                       : "simulation.aggregate_min_message=16KiB"};
-    if (same_rates)
-      for (const char* s : {"link_types.local.lanes=4", "device_types.ici_router.speedup=2"})
-        args.insert(args.end(), {"--set", s});
-    return run_forked(args, "twagg_" + tag);
+    if (speedup2) args.insert(args.end(), {"--set", "device_types.ici_router.speedup=2"});
+    const nlohmann::json j = run_forked(args, std::string("twagg_") + (per_packet ? "pp" : "agg") +
+                                                  (speedup2 ? "_s2_" : "_s1_") + std::to_string(latency_ns));
+    EXPECT_EQ(j["checks"]["payload_bytes_delivered"].get<uint64_t>(), 128u * 127 * 32768);
+    EXPECT_EQ(j["checks"]["packets_outstanding"].get<uint64_t>(), 0u);
+    return j;
   };
   // Mean busy time of the routers' ports toward their chips (the `local` links' router
   // ends: ports 6-11 of each router).
@@ -534,17 +539,20 @@ TEST(TwistedTorus, AggregatedAllToAllAgreesOnlyAtSpeedupTwoWithOnDieLinksAtTheIc
     EXPECT_EQ(n, 128 * 6);
     return n ? sum / n : 0.0;
   };
-  const nlohmann::json agg = run(false, false, "agg"), pp = run(true, false, "pp");
-  const double t_agg = agg["rows"][0]["time_us"].get<double>(), t_pp = pp["rows"][0]["time_us"].get<double>();
-  EXPECT_GT(t_agg / t_pp, 1.03) << t_agg << " us aggregated, " << t_pp << " us per packet";
-  EXPECT_GT(local_busy_us(agg) / local_busy_us(pp), 1.5);
-  for (const nlohmann::json* j : {&agg, &pp})
-    EXPECT_EQ((*j)["checks"]["payload_bytes_delivered"].get<uint64_t>(), 128u * 127 * 32768);
-
-  const nlohmann::json agg2 = run(false, true, "agg2"), pp2 = run(true, true, "pp2");
-  const double a = agg2["rows"][0]["time_us"].get<double>(), p = pp2["rows"][0]["time_us"].get<double>();
-  EXPECT_NEAR(a / p, 1.0, 0.005) << a << " us aggregated, " << p << " us per packet";
-  EXPECT_NEAR(local_busy_us(agg2) / local_busy_us(pp2), 1.0, 0.01);
+  auto time_us = [](const nlohmann::json& j) { return j["rows"][0]["time_us"].get<double>(); };
+  for (const bool speedup2 : {false, true}) {
+    double agg = 0, pp = 0;
+    for (const int latency_ns : {18, 22}) {
+      const nlohmann::json a = run(false, speedup2, latency_ns), p = run(true, speedup2, latency_ns);
+      agg += time_us(a);
+      pp += time_us(p);
+      EXPECT_GT(local_busy_us(a) / local_busy_us(p), 1.5) << "speedup2 " << speedup2 << ", " << latency_ns << " ns";
+    }
+    if (speedup2)
+      EXPECT_NEAR(agg / pp, 1.0, 0.02) << agg / 2 << " us aggregated, " << pp / 2 << " us per packet";
+    else
+      EXPECT_GT(agg / pp, 1.04) << agg / 2 << " us aggregated, " << pp / 2 << " us per packet";
+  }
 }
 
 // Failure bypass (configs/tpu_v4_failover.yaml): a slice of 2 cubes (4x4x8) in a pod of 3;
