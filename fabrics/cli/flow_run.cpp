@@ -27,7 +27,6 @@
 
 namespace fabricsim {
 
-
 int run_flow(const SystemSpec& spec, const std::optional<std::string>& out, bool quiet,
              const OutputOptions& outputs, const std::string& command_line) {
   const WorkloadSpec& w = spec.workload;

@@ -461,15 +461,21 @@ TEST(TorusRouting, DimensionOrderWithBubbleFlowControlFinishesTheAllToAll) {
 // predicts 160/108 = 1.48x, and the bisection (32 links across the z cut regular, 64 across
 // the worst cut twisted) at most 2x; measured 1.70x here (1.83x per packet, docs/optical.md,
 // "Twisted tori"). Asserted: between 1.3x and 2x.
+// The slice's direct all-to-all of 4 MiB per chip under dimension-order routing, regular or
+// twisted, with `aggregation` (a simulation.* setting) and any further --set options.
+std::vector<std::string> slice_alltoall_args(bool twisted, const std::string& aggregation) {
+  return {"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
+          "--set", std::string("topology.twisted=") + (twisted ? "true" : "false"),
+          "--set", "device_types.ici_router.torus_routing=dimension_order",
+          "--set", "workload.type=collective_sweep",
+          "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
+          "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
+          "--set", aggregation};
+}
+
 TEST(TwistedTorus, DimensionOrderAllToAllIsDeadlockFreeAndFasterThanOnTheRegularTorus) {
   auto run = [](bool twisted) {
-    return run_forked({"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
-                       "--set", std::string("topology.twisted=") + (twisted ? "true" : "false"),
-                       "--set", "device_types.ici_router.torus_routing=dimension_order",
-                       "--set", "workload.type=collective_sweep",
-                       "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
-                       "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
-                       "--set", "simulation.aggregate_min_message=16KiB"},
+    return run_forked(slice_alltoall_args(twisted, "simulation.aggregate_min_message=16KiB"),
                       "twisted_" + std::to_string(twisted));
   };
   const nlohmann::json reg = run(false), tw = run(true);
@@ -506,15 +512,9 @@ TEST(TwistedTorus, DimensionOrderAllToAllIsDeadlockFreeAndFasterThanOnTheRegular
 // figures and this test move together.
 TEST(TwistedTorus, AggregatedAllToAllIsSlowOnlyThroughTheSpeedupOneCrossbar) {
   auto run = [](bool per_packet, bool speedup2, int latency_ns) {
-    std::vector<std::string> args{"run", std::string(FABRICSIM_SOURCE_DIR) + "/configs/tpu_v4_slice.yaml",
-                                  "--set", "topology.twisted=true",
-                                  "--set", "device_types.ici_router.torus_routing=dimension_order",
-                                  "--set", "workload.type=collective_sweep",
-                                  "--set", "workload.collective=alltoall", "--set", "workload.algorithm=direct",
-                                  "--set", "workload.min_bytes=4MiB", "--set", "workload.max_bytes=4MiB",
-                                  "--set", "link_types.ici.latency=" + std::to_string(latency_ns) + "ns",
-                                  "--set", per_packet ? "simulation.aggregate_bytes=0B"
-                                                      : "simulation.aggregate_min_message=16KiB"};
+    std::vector<std::string> args = slice_alltoall_args(
+        true, per_packet ? "simulation.aggregate_bytes=0B" : "simulation.aggregate_min_message=16KiB");
+    args.insert(args.end(), {"--set", "link_types.ici.latency=" + std::to_string(latency_ns) + "ns"});
     if (speedup2) args.insert(args.end(), {"--set", "device_types.ici_router.speedup=2"});
     const nlohmann::json j = run_forked(args, std::string("twagg_") + (per_packet ? "pp" : "agg") +
                                                   (speedup2 ? "_s2_" : "_s1_") + std::to_string(latency_ns));
